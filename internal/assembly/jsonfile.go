@@ -1,0 +1,72 @@
+package assembly
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// decodeGeneric parses JSON into generic values (numbers kept as json.Number, as the schema
+// validator expects), turning syntax errors into issues with a line and column.
+func decodeGeneric(file string, data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, jsonError(file, data, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		off := dec.InputOffset()
+		return nil, &Error{File: file, Issues: []Issue{{Pointer: position(data, off), Message: "unexpected data after the top-level JSON value"}},
+			Hint: "The file is not valid JSON: it may have been written twice or truncated. Synthesize again."}
+	}
+	return v, nil
+}
+
+// decodeTyped unmarshals JSON that already passed schema validation into a Go type. A type
+// mismatch here means the schema and the Go model disagree, still reported with a position.
+func decodeTyped(file string, data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return jsonError(file, data, err)
+	}
+	return nil
+}
+
+func jsonError(file string, data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return &Error{File: file, Issues: []Issue{{Pointer: position(data, syn.Offset), Message: "malformed JSON: " + syn.Error()}},
+			Hint: "The file is not valid JSON. Synthesize the app again; if it was edited by hand, fix it there.", Err: err}
+	case errors.As(err, &typ):
+		where := position(data, typ.Offset)
+		if typ.Field != "" {
+			where = "/" + typ.Field + " (" + where + ")"
+		}
+		return &Error{File: file, Issues: []Issue{{Pointer: where, Message: fmt.Sprintf("expected %s, found JSON %s", typ.Type, typ.Value)}}, Err: err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &Error{File: file, Issues: []Issue{{Pointer: position(data, int64(len(data))), Message: "malformed JSON: the file ends before the JSON value does"}},
+			Hint: "The file is empty or truncated. Synthesize the app again.", Err: err}
+	}
+	return &Error{File: file, Issues: []Issue{{Message: err.Error()}}, Err: err}
+}
+
+// position turns a byte offset into "line L, column C" (both 1-based).
+func position(data []byte, offset int64) string {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	line, col := 1, 1
+	for _, c := range data[:offset] {
+		if c == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Sprintf("line %d, column %d", line, col)
+}

@@ -1,0 +1,616 @@
+package assembly
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// maxNesting bounds Stage nesting; real apps nest a few levels, a loop of directories nests forever.
+const maxNesting = 32
+
+const synthHint = "Synthesize the app first: `cdk synth`, or run the app with CDK_OUTDIR set to this directory."
+
+// Load reads the cloud assembly at the root of fsys, with its nested assemblies. root is how the
+// user named the directory ("cdk.out"); messages name files under it. The returned error is an
+// *Error (bad input), a *TooNewError (schema newer than cdkbot reads), or several *Error joined.
+func Load(fsys fs.FS, root string) (*Assembly, error) {
+	sch, err := loadSchemas()
+	if err != nil {
+		return nil, err
+	}
+	l := &loader{fsys: fsys, root: root, schemas: sch}
+	return l.load(".", "", 0)
+}
+
+type loader struct {
+	fsys    fs.FS
+	root    string
+	schemas *schemas
+}
+
+// display turns a root-relative path into the path the user knows.
+func (l *loader) display(rel string) string {
+	if l.root == "" {
+		return rel
+	}
+	return path.Join(l.root, rel)
+}
+
+// collector gathers problems so one run reports all of them, not one per attempt.
+type collector struct {
+	errs []error
+}
+
+func (c *collector) add(err error) {
+	if err != nil {
+		c.errs = append(c.errs, err)
+	}
+}
+
+func (c *collector) err() error { return errors.Join(c.errs...) }
+
+func (l *loader) load(dir, stagePath string, depth int) (*Assembly, error) {
+	if depth > maxNesting {
+		return nil, newError(l.display(dir), "", "", "nested assemblies go more than %d levels deep; is there a loop of directories?", maxNesting)
+	}
+	manifestPath := path.Join(dir, "manifest.json")
+	file := l.display(manifestPath)
+	data, err := fs.ReadFile(l.fsys, manifestPath)
+	if err != nil {
+		return nil, l.missingManifest(dir, file, err)
+	}
+	doc, err := decodeGeneric(file, data)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, newError(file, "/", synthHint, "the manifest is not a JSON object")
+	}
+	if err := l.checkVersion(dir, file, obj); err != nil {
+		return nil, err
+	}
+	a := &Assembly{Dir: dir, Path: stagePath, ManifestFile: manifestPath, fsys: l.fsys}
+	validated, warnings := tolerateUnknownTypes(file, obj)
+	a.Warnings = append(a.Warnings, warnings...)
+	if issues := l.validateManifest(validated); len(issues) > 0 {
+		return nil, &Error{File: file, Issues: capIssues(issues), Hint: fmt.Sprintf(
+			"The manifest does not match the cloud assembly schema cdkbot reads (%s). Synthesize the app again; "+
+				"if this framework is newer than cdkbot, upgrade cdkbot.", l.schemas.source)}
+	}
+	var m manifestJSON
+	if err := decodeTyped(file, data, &m); err != nil {
+		return nil, err
+	}
+	a.Version, a.MinimumCLIVersion, a.Missing = m.Version, m.MinimumCLIVersion, m.Missing
+	if m.Runtime != nil {
+		a.RuntimeLibraries = m.Runtime.Libraries
+	}
+	if len(m.Missing) > 0 {
+		keys := make([]string, 0, len(m.Missing))
+		for _, mc := range m.Missing {
+			keys = append(keys, mc.Key)
+		}
+		a.Warnings = append(a.Warnings, Warning{File: file, Pointer: "/missing", Message: fmt.Sprintf(
+			"the app could not resolve %d context lookup(s) (%s); the assembly is incomplete and must not be deployed. "+
+				"Synthesize with credentials that can do the lookups and commit cdk.context.json.", len(keys), strings.Join(keys, ", "))})
+	}
+
+	var c collector
+	ids := sortedKeys(m.Artifacts)
+	for _, id := range ids {
+		c.add(l.artifact(a, file, id, m.Artifacts[id], depth))
+	}
+	c.add(l.checkDependencies(file, m.Artifacts))
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (l *loader) missingManifest(dir, file string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return &Error{File: file, Issues: []Issue{{Message: "cannot read the manifest: " + err.Error()}}, Err: err}
+	}
+	entries, derr := fs.ReadDir(l.fsys, dir)
+	switch {
+	case derr != nil:
+		return &Error{File: l.display(dir), Issues: []Issue{{Message: "cannot read the directory: " + derr.Error()}},
+			Hint: "Name the cloud assembly directory (usually cdk.out).", Err: derr}
+	case len(entries) == 0:
+		return newError(l.display(dir), "", synthHint, "the directory is empty: there is no cloud assembly here")
+	}
+	return newError(file, "", "A cloud assembly directory (usually cdk.out) has a manifest.json at its top. "+synthHint,
+		"no manifest.json: this directory is not a cloud assembly")
+}
+
+// checkVersion is the toolkit gate: a manifest whose schema major is newer than the embedded
+// schema's is refused before validation, since newer fields could be misread silently.
+func (l *loader) checkVersion(dir, file string, obj map[string]any) error {
+	raw, ok := obj["version"].(string)
+	if !ok {
+		return nil // schema validation reports a missing or non-string version
+	}
+	v, err := semver.StrictNewVersion(raw)
+	if err != nil {
+		return newError(file, "/version", synthHint, "%q is not a semantic version", raw)
+	}
+	if int(v.Major()) <= l.schemas.revision {
+		return nil
+	}
+	return &TooNewError{File: file, Assembly: l.display(dir), SchemaVersion: raw, SupportedMax: l.schemas.revision,
+		Framework: l.sniffFramework(dir, obj)}
+}
+
+// sniffFramework finds the framework of an assembly that will not be loaded, for the message.
+func (l *loader) sniffFramework(dir string, obj map[string]any) Framework {
+	probe := &Assembly{Dir: dir, fsys: l.fsys}
+	if rt, ok := obj["runtime"].(map[string]any); ok {
+		if libs, ok := rt["libraries"].(map[string]any); ok {
+			probe.RuntimeLibraries = map[string]string{}
+			for k, v := range libs {
+				if s, ok := v.(string); ok {
+					probe.RuntimeLibraries[k] = s
+				}
+			}
+		}
+	}
+	arts, _ := obj["artifacts"].(map[string]any)
+	for _, art := range arts {
+		am, _ := art.(map[string]any)
+		props, _ := am["properties"].(map[string]any)
+		if f, ok := props["file"].(string); ok && am["type"] == TypeTree {
+			if p, err := resolveInside(l.fsys, dir, f); err == nil {
+				probe.TreeFile = p
+			}
+		}
+	}
+	return probe.Framework()
+}
+
+var knownTypes = map[string]bool{TypeStack: true, TypeAssetManifest: true, TypeTree: true,
+	TypeNestedAssembly: true, TypeFeatureFlagReport: true, TypeNone: true}
+
+// tolerateUnknownTypes returns the manifest with unknown artifact types replaced by "none" for
+// validation, and a warning per such artifact: a newer framework may add artifact types that an
+// older toolkit can safely ignore, as the CDK CLI does.
+func tolerateUnknownTypes(file string, obj map[string]any) (map[string]any, []Warning) {
+	arts, ok := obj["artifacts"].(map[string]any)
+	if !ok {
+		return obj, nil
+	}
+	var warnings []Warning
+	var copied map[string]any
+	for _, id := range sortedKeys(arts) {
+		art, ok := arts[id].(map[string]any)
+		if !ok {
+			continue
+		}
+		typ, ok := art["type"].(string)
+		if !ok || knownTypes[typ] {
+			continue
+		}
+		warnings = append(warnings, Warning{File: file, Pointer: pointer([]string{"artifacts", id, "type"}),
+			Message: fmt.Sprintf("artifact %q has type %q, which cdkbot does not know; it is kept but ignored (a newer cdkbot may support it)", id, typ)})
+		if copied == nil {
+			copied = make(map[string]any, len(arts))
+			for k, v := range arts {
+				copied[k] = v
+			}
+		}
+		patched := make(map[string]any, len(art))
+		for k, v := range art {
+			patched[k] = v
+		}
+		patched["type"] = TypeNone
+		copied[id] = patched
+	}
+	if copied == nil {
+		return obj, warnings
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	out["artifacts"] = copied
+	return out, warnings
+}
+
+// validateManifest validates the properties of each known artifact against the definition for
+// its type (precise messages), then the rest of the manifest.
+func (l *loader) validateManifest(obj map[string]any) []Issue {
+	var issues []Issue
+	covered := map[string]bool{}
+	if arts, ok := obj["artifacts"].(map[string]any); ok {
+		for _, id := range sortedKeys(arts) {
+			art, _ := arts[id].(map[string]any)
+			typ, _ := art["type"].(string)
+			props, has := art["properties"]
+			sch := l.schemas.properties[typ]
+			if !has || sch == nil {
+				continue
+			}
+			prefix := pointer([]string{"artifacts", id, "properties"})
+			covered[prefix] = true
+			if err := sch.Validate(props); err != nil {
+				for _, is := range issuesOf(err) {
+					is.Pointer = strings.TrimSuffix(prefix+is.Pointer, "/")
+					issues = append(issues, is)
+				}
+			}
+		}
+	}
+	if err := l.schemas.manifest.Validate(obj); err != nil {
+		for _, is := range issuesOf(err) {
+			if !coveredBy(covered, is.Pointer) {
+				issues = append(issues, is)
+			}
+		}
+	}
+	return issues
+}
+
+func coveredBy(prefixes map[string]bool, p string) bool {
+	for prefix := range prefixes {
+		if p == prefix || strings.HasPrefix(p, prefix+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *loader) artifact(a *Assembly, file, id string, art artifactJSON, depth int) error {
+	ptr := func(tokens ...string) string { return pointer(append([]string{"artifacts", id}, tokens...)) }
+	var env Environment
+	if art.Environment != "" {
+		var err error
+		if env, err = ParseEnvironment(art.Environment); err != nil {
+			return newError(file, ptr("environment"), synthHint, "%s", err)
+		}
+	}
+	switch art.Type {
+	case TypeStack:
+		return l.stack(a, file, id, env, art, ptr)
+	case TypeAssetManifest:
+		var p fileArtifactPropertiesJSON
+		if err := decodeTyped(file, art.Properties, &p); err != nil {
+			return err
+		}
+		rel, err := l.inside(a.Dir, file, ptr("properties", "file"), p.File, "asset manifest")
+		if err != nil {
+			return err
+		}
+		m, err := l.assetManifest(a, rel)
+		if err != nil {
+			return err
+		}
+		m.ArtifactID, m.NestedPath, m.Environment = id, a.Path, env
+		m.RequiresBootstrapStackVersion = int(p.RequiresBootstrapStackVersion)
+		m.BootstrapStackVersionSSMParameter = p.BootstrapStackVersionSSMParameter
+		a.AssetManifests = append(a.AssetManifests, m)
+	case TypeTree:
+		var p fileArtifactPropertiesJSON
+		if err := decodeTyped(file, art.Properties, &p); err != nil {
+			return err
+		}
+		rel, err := l.inside(a.Dir, file, ptr("properties", "file"), p.File, "construct tree")
+		if err != nil {
+			return err
+		}
+		a.TreeFile = rel
+	case TypeNestedAssembly:
+		var p nestedAssemblyPropertiesJSON
+		if err := decodeTyped(file, art.Properties, &p); err != nil {
+			return err
+		}
+		rel, err := l.inside(a.Dir, file, ptr("properties", "directoryName"), p.DirectoryName, "nested assembly")
+		if err != nil {
+			return err
+		}
+		name := p.DisplayName
+		if name == "" {
+			name = art.DisplayName
+		}
+		if name == "" {
+			name = id
+		}
+		nested, err := l.load(rel, path.Join(a.Path, name), depth+1)
+		if err != nil {
+			return err
+		}
+		a.Nested = append(a.Nested, nested)
+	case TypeFeatureFlagReport:
+		r, err := featureFlagReport(file, id, art.Properties)
+		if err != nil {
+			return err
+		}
+		a.FeatureFlags = append(a.FeatureFlags, r)
+	default:
+		a.Others = append(a.Others, OtherArtifact{ID: id, Type: art.Type, Properties: art.Properties})
+	}
+	return nil
+}
+
+// inside resolves a path field of the manifest and requires that it exists.
+func (l *loader) inside(dir, file, ptr, p, what string) (string, error) {
+	rel, err := resolveInside(l.fsys, dir, p)
+	if errors.Is(err, errNotExist) {
+		return "", newError(file, ptr, "The assembly is incomplete: synthesize the app again, and copy the whole directory if it was moved.",
+			"the %s %q does not exist", what, p)
+	}
+	if err != nil {
+		return "", newError(file, ptr, "Refusing to read outside the assembly. Synthesize the app again; paths in the manifest must stay inside cdk.out.", "unsafe %s path: %s", what, err)
+	}
+	return rel, nil
+}
+
+func (l *loader) stack(a *Assembly, file, id string, env Environment, art artifactJSON, ptr func(...string) string) error {
+	var p stackPropertiesJSON
+	if err := decodeTyped(file, art.Properties, &p); err != nil {
+		return err
+	}
+	s := &Stack{
+		ID: id, DisplayName: art.DisplayName, StackName: p.StackName, Environment: env, NestedPath: a.Path,
+		TemplateFile: p.TemplateFile, Parameters: p.Parameters, Tags: p.Tags, NotificationARNs: p.NotificationARNs,
+		TerminationProtection: p.TerminationProtection, AssumeRoleARN: p.AssumeRoleARN, AssumeRoleExternalID: p.AssumeRoleExternalID,
+		AssumeRoleAdditionalOptions: p.AssumeRoleAdditionalOptions, CloudFormationExecutionRoleARN: p.CloudFormationExecutionRoleARN,
+		LookupRole: p.LookupRole, StackTemplateAssetObjectURL: p.StackTemplateAssetObjectURL,
+		RequiresBootstrapStackVersion: int(p.RequiresBootstrapStackVersion), BootstrapStackVersionSSMParameter: p.BootstrapStackVersionSSMParameter,
+		ValidateOnSynth: p.ValidateOnSynth, Dependencies: art.Dependencies, AdditionalDependencies: p.AdditionalDependencies,
+		Metadata: art.Metadata, assembly: a,
+	}
+	if s.DisplayName == "" {
+		s.DisplayName = id
+	}
+	if s.StackName == "" {
+		s.StackName = id // how the CLI names stacks of frameworks that did not write stackName
+	}
+	rel, err := l.inside(a.Dir, file, ptr("properties", "templateFile"), p.TemplateFile, "template file")
+	if err != nil {
+		return err
+	}
+	s.TemplatePath = rel
+	info, err := fs.Stat(l.fsys, rel)
+	if err != nil {
+		return newError(file, ptr("properties", "templateFile"), "", "cannot read the template file: %s", err)
+	}
+	if info.IsDir() {
+		return newError(file, ptr("properties", "templateFile"), synthHint, "the template file %q is a directory", p.TemplateFile)
+	}
+	s.TemplateSize = info.Size()
+
+	var c collector
+	c.add(l.legacyAssetPaths(a, file, ptr("metadata"), art.Metadata))
+	if art.AdditionalMetadataFile != "" {
+		extra, err := l.additionalMetadata(a, file, ptr("additionalMetadataFile"), art.AdditionalMetadataFile)
+		if err != nil {
+			return err
+		}
+		if s.Metadata == nil {
+			s.Metadata = map[string][]MetadataEntry{}
+		}
+		for k, v := range extra {
+			s.Metadata[k] = append(s.Metadata[k], v...)
+		}
+	}
+	if err := c.err(); err != nil {
+		return err
+	}
+	a.Stacks = append(a.Stacks, s)
+	return nil
+}
+
+// additionalMetadata reads a stack's separate metadata file (newer frameworks keep metadata out
+// of manifest.json to keep it small).
+func (l *loader) additionalMetadata(a *Assembly, file, ptr, name string) (map[string][]MetadataEntry, error) {
+	rel, err := l.inside(a.Dir, file, ptr, name, "metadata file")
+	if err != nil {
+		return nil, err
+	}
+	mfile := l.display(rel)
+	data, err := fs.ReadFile(l.fsys, rel)
+	if err != nil {
+		return nil, &Error{File: mfile, Issues: []Issue{{Message: "cannot read: " + err.Error()}}, Err: err}
+	}
+	if _, err := decodeGeneric(mfile, data); err != nil {
+		return nil, err
+	}
+	var md map[string][]MetadataEntry
+	if err := decodeTyped(mfile, data, &md); err != nil {
+		return nil, err
+	}
+	if err := l.legacyAssetPaths(a, mfile, "", md); err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+// legacyAssetPaths checks the source paths of aws:cdk:asset metadata entries.
+func (l *loader) legacyAssetPaths(a *Assembly, file, base string, md map[string][]MetadataEntry) error {
+	var c collector
+	for _, cpath := range sortedKeys(md) {
+		for i, e := range md[cpath] {
+			if e.Type != MetadataAsset {
+				continue
+			}
+			ptr := base + pointer([]string{cpath, fmt.Sprint(i), "data"})
+			var la LegacyAsset
+			if err := json.Unmarshal(e.Data, &la); err != nil {
+				c.add(newError(file, ptr, synthHint, "asset metadata is malformed: %s", err))
+				continue
+			}
+			rel, err := l.inside(a.Dir, file, ptr+"/path", la.Path, "asset source")
+			if err == nil {
+				err = l.checkAssetTree(file, ptr+"/path", rel)
+			}
+			c.add(err)
+		}
+	}
+	return c.err()
+}
+
+func (l *loader) checkAssetTree(file, ptr, rel string) error {
+	info, err := fs.Stat(l.fsys, rel)
+	if err != nil || !info.IsDir() {
+		return nil
+	}
+	if err := checkTreeLinks(l.fsys, rel); err != nil {
+		return newError(file, ptr, "Refusing to publish files from outside the assembly. Remove the link from the asset, or copy its target into the asset.",
+			"unsafe asset directory %s: %s", rel, err)
+	}
+	return nil
+}
+
+func (l *loader) assetManifest(a *Assembly, rel string) (*AssetManifest, error) {
+	file := l.display(rel)
+	data, err := fs.ReadFile(l.fsys, rel)
+	if err != nil {
+		return nil, &Error{File: file, Issues: []Issue{{Message: "cannot read: " + err.Error()}}, Err: err}
+	}
+	doc, err := decodeGeneric(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.schemas.assets.Validate(doc); err != nil {
+		return nil, &Error{File: file, Issues: capIssues(issuesOf(err)), Hint: fmt.Sprintf(
+			"The asset manifest does not match the asset schema cdkbot reads (%s). Synthesize the app again.", l.schemas.source)}
+	}
+	var w assetManifestJSON
+	if err := decodeTyped(file, data, &w); err != nil {
+		return nil, err
+	}
+	m := &AssetManifest{File: rel, Version: w.Version}
+	var c collector
+	for _, id := range sortedKeys(w.Files) {
+		f := w.Files[id]
+		ptr := pointer([]string{"files", id, "source"})
+		switch {
+		case f.Source.Path != "":
+			f.Source.ResolvedPath, err = l.inside(a.Dir, file, ptr+"/path", f.Source.Path, "asset source")
+			if err == nil {
+				err = l.checkAssetTree(file, ptr+"/path", f.Source.ResolvedPath)
+			}
+			c.add(err)
+		case len(f.Source.Executable) == 0:
+			c.add(newError(file, ptr, synthHint, "the file asset has neither a path nor an executable"))
+		}
+		m.Files = append(m.Files, FileAsset{ID: id, DisplayName: f.DisplayName, Source: f.Source,
+			Destinations: sortedValues(f.Destinations, func(d *FileDestination, k string) { d.ID = k })})
+	}
+	for _, id := range sortedKeys(w.DockerImages) {
+		img := w.DockerImages[id]
+		ptr := pointer([]string{"dockerImages", id, "source"})
+		switch {
+		case img.Source.Directory != "":
+			img.Source.ResolvedDirectory, err = l.inside(a.Dir, file, ptr+"/directory", img.Source.Directory, "image build directory")
+			if err == nil {
+				err = l.checkAssetTree(file, ptr+"/directory", img.Source.ResolvedDirectory)
+			}
+			if err == nil && img.Source.DockerFile != "" {
+				_, err = l.inside(img.Source.ResolvedDirectory, file, ptr+"/dockerFile", img.Source.DockerFile, "Dockerfile")
+			}
+			c.add(err)
+		case len(img.Source.Executable) == 0:
+			c.add(newError(file, ptr, synthHint, "the image asset has neither a directory nor an executable"))
+		}
+		m.DockerImages = append(m.DockerImages, DockerImageAsset{ID: id, DisplayName: img.DisplayName, Source: img.Source,
+			Destinations: sortedValues(img.Destinations, func(d *DockerImageDestination, k string) { d.ID = k })})
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func featureFlagReport(file, id string, props json.RawMessage) (FeatureFlagReport, error) {
+	var p featureFlagReportJSON
+	if err := decodeTyped(file, props, &p); err != nil {
+		return FeatureFlagReport{}, err
+	}
+	r := FeatureFlagReport{ArtifactID: id, Module: p.Module}
+	for _, name := range sortedKeys(p.Flags) {
+		var f featureFlagJSON
+		if err := decodeTyped(file, p.Flags[name], &f); err != nil {
+			return FeatureFlagReport{}, err
+		}
+		r.Flags = append(r.Flags, FeatureFlag{Name: name, UserValue: f.UserValue, RecommendedValue: f.RecommendedValue,
+			UnconfiguredBehavesLike: f.UnconfiguredBehavesLike, Explanation: f.Explanation})
+	}
+	return r, nil
+}
+
+// checkDependencies requires that dependencies name artifacts of the same manifest and that
+// they form no cycle: the deploy order is derived from them.
+func (l *loader) checkDependencies(file string, arts map[string]artifactJSON) error {
+	var c collector
+	for _, id := range sortedKeys(arts) {
+		for i, dep := range arts[id].Dependencies {
+			if _, ok := arts[dep]; !ok {
+				c.add(newError(file, pointer([]string{"artifacts", id, "dependencies", fmt.Sprint(i)}),
+					"Dependencies name artifacts of the same manifest. Synthesize the app again.",
+					"artifact %q depends on %q, which is not in this assembly", id, dep))
+			}
+		}
+	}
+	if err := c.err(); err != nil {
+		return err
+	}
+	if cycle := findCycle(arts); cycle != nil {
+		return newError(file, pointer([]string{"artifacts", cycle[0], "dependencies"}),
+			"No deploy order exists. Break the cycle in the app (often a cross-stack reference in both directions).",
+			"dependency cycle: %s", strings.Join(cycle, " → "))
+	}
+	return nil
+}
+
+// findCycle returns one dependency cycle (first node repeated at the end), or nil.
+func findCycle(arts map[string]artifactJSON) []string {
+	const (
+		unvisited = iota
+		active
+		done
+	)
+	state := map[string]int{}
+	var stack []string
+	var visit func(string) []string
+	visit = func(id string) []string {
+		state[id] = active
+		stack = append(stack, id)
+		deps := append([]string(nil), arts[id].Dependencies...)
+		sort.Strings(deps)
+		for _, d := range deps {
+			switch state[d] {
+			case active:
+				for i, s := range stack {
+					if s == d {
+						return append(append([]string(nil), stack[i:]...), d)
+					}
+				}
+			case unvisited:
+				if _, ok := arts[d]; ok {
+					if cyc := visit(d); cyc != nil {
+						return cyc
+					}
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[id] = done
+		return nil
+	}
+	for _, id := range sortedKeys(arts) {
+		if state[id] == unvisited {
+			if cyc := visit(id); cyc != nil {
+				return cyc
+			}
+		}
+	}
+	return nil
+}

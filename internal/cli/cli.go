@@ -1,0 +1,149 @@
+// Package cli wires cdkbot's commands: it parses arguments (cobra), loads inputs through the
+// adapters, calls the domain packages, picks a view and maps the outcome to one exit-code table.
+// Everything a command does is reachable from Main, so tests drive the real commands in process.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+)
+
+// Exit codes: one table for every command (README "Exit codes").
+const (
+	ExitOK      = 0 // success; no changes
+	ExitVerdict = 1 // the command's verdict is negative (diff --fail with changes, a failed gate)
+	ExitUsage   = 2 // usage or input error: bad flags, unreadable or invalid input
+	ExitTooOld  = 3 // cdkbot is too old for the assembly's schema
+	ExitFailure = 4 // an operation failed (AWS, GitHub, git, synth)
+)
+
+// version is set at build time: -ldflags "-X github.com/cdkbot/cdkbot/internal/cli.version=v1.2.3".
+var version = ""
+
+// Version returns cdkbot's version: the linker-set one, else the module version, else "dev".
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "0.0.0-dev"
+}
+
+// IO is the streams a command reads and writes; tests pass buffers.
+type IO struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// usageError is bad input from the command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+
+// Main runs cdkbot with args (without the program name) and returns the process exit code.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	streams := IO{In: stdin, Out: stdout, Err: stderr}
+	ran := false // set once a command's own code starts: untyped errors before that are cobra's parse errors
+	root := newRootCommand(streams)
+	root.PersistentPreRun = func(*cobra.Command, []string) { ran = true }
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err, ran)
+	if !errors.As(err, new(*verdictError)) {
+		fmt.Fprintf(stderr, "cdkbot: %s\n", message(err))
+	}
+	if errors.As(err, new(*usageError)) || (!ran && code == ExitUsage) {
+		fmt.Fprintln(stderr, "Run 'cdkbot --help' for usage.")
+	}
+	return code
+}
+
+// verdictError carries a negative verdict whose explanation the command already printed.
+type verdictError struct{}
+
+func (*verdictError) Error() string { return "negative verdict" }
+
+// exitCode maps an error to the exit-code table. Commands return typed errors; an untyped one
+// is a usage error when it came from argument parsing and an operation failure otherwise.
+func exitCode(err error, ran bool) int {
+	switch {
+	case errors.As(err, new(*verdictError)):
+		return ExitVerdict
+	case errors.As(err, new(*assembly.TooNewError)):
+		return ExitTooOld
+	case errors.As(err, new(*assembly.Error)), errors.As(err, new(*usageError)):
+		return ExitUsage
+	case !ran:
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+func message(err error) string {
+	var tooNew *assembly.TooNewError
+	if errors.As(err, &tooNew) {
+		return tooNew.Message(Version())
+	}
+	return err.Error()
+}
+
+func newRootCommand(streams IO) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cdkbot",
+		Short: "Review and ship AWS CDK changes: PR diffs, compatibility and policy checks, publish and deploy",
+		Long: "cdkbot reads CDK cloud assemblies (cdk.out) from any framework version and explains what a change\n" +
+			"will do to your AWS accounts. Exit codes: 0 ok, 1 negative verdict, 2 usage or input error,\n" +
+			"3 cdkbot too old for the assembly, 4 an operation failed.",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
+	root.AddCommand(newVersionCommand(streams), newInspectCommand(streams))
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with a typed usage error and a message that names the arguments.
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %s (got %d argument(s))", cmd.CommandPath(), names, len(args))
+		}
+		return nil
+	}
+}
+
+// format is a --format flag value checked against the views a command has.
+type format struct {
+	value   string
+	allowed []string
+}
+
+func (f *format) String() string { return f.value }
+func (f *format) Type() string   { return "format" }
+func (f *format) Set(v string) error {
+	for _, a := range f.allowed {
+		if v == a {
+			f.value = v
+			return nil
+		}
+	}
+	return fmt.Errorf("must be one of %v", f.allowed)
+}
