@@ -4,7 +4,7 @@ const { core } = require('./cdk');
 
 const app = new core.App();
 const stack = new core.Stack(app, 'Large', { env: { account: '111111111111', region: 'us-east-1' } });
-for (let i = 0; i < 220; i++) {
+for (let i = 0; i < 260; i++) {
   new core.CfnResource(stack, `Param${String(i).padStart(3, '0')}`, {
     type: 'AWS::SSM::Parameter',
     properties: {

@@ -39,7 +39,8 @@ func jsonError(file string, data []byte, err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return &Error{File: file, Issues: []Issue{{Pointer: position(data, syn.Offset), Message: "malformed JSON: " + syn.Error()}},
+		// Offset counts the offending byte; point at it, not past it.
+		return &Error{File: file, Issues: []Issue{{Pointer: position(data, max(syn.Offset-1, 0)), Message: "malformed JSON: " + syn.Error()}},
 			Hint: "The file is not valid JSON. Synthesize the app again; if it was edited by hand, fix it there.", Err: err}
 	case errors.As(err, &typ):
 		where := position(data, typ.Offset)

@@ -178,8 +178,8 @@ func (l *loader) sniffFramework(dir string, obj map[string]any) Framework {
 var knownTypes = map[string]bool{TypeStack: true, TypeAssetManifest: true, TypeTree: true,
 	TypeNestedAssembly: true, TypeFeatureFlagReport: true, TypeNone: true}
 
-// tolerateUnknownTypes returns the manifest with unknown artifact types replaced by "none" for
-// validation, and a warning per such artifact: a newer framework may add artifact types that an
+// tolerateUnknownTypes returns the manifest with unknown artifact types replaced by "none" (and
+// their properties left out) for validation, and a warning per such artifact: a newer framework may add artifact types that an
 // older toolkit can safely ignore, as the CDK CLI does.
 func tolerateUnknownTypes(file string, obj map[string]any) (map[string]any, []Warning) {
 	arts, ok := obj["artifacts"].(map[string]any)
@@ -210,6 +210,7 @@ func tolerateUnknownTypes(file string, obj map[string]any) (map[string]any, []Wa
 			patched[k] = v
 		}
 		patched["type"] = TypeNone
+		delete(patched, "properties") // their shape is the unknown type's business
 		copied[id] = patched
 	}
 	if copied == nil {

@@ -142,6 +142,8 @@ func issuesOf(err error) []Issue {
 	return out
 }
 
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // pointer renders tokens as an RFC 6901 JSON pointer.
 func pointer(tokens []string) string {
 	if len(tokens) == 0 {
@@ -150,7 +152,7 @@ func pointer(tokens []string) string {
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+		b.WriteString(pointerEscaper.Replace(t))
 	}
 	return b.String()
 }

@@ -1,0 +1,100 @@
+// Package internal_test enforces the dependency direction of ../shared/STYLE.md: imports point
+// down the layers only, and pure layers do no I/O. It reads import lists with go/parser, so a
+// violation fails `go test` the moment it is written.
+package internal_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cdkbot/cdkbot/"
+
+// layer of each internal package; a new package must be placed here on purpose.
+var layer = map[string]int{
+	"cfn": 0, "assembly": 0, "resourcespec": 0, "semver": 0,
+	"cfndiff": 1, "compat": 1, "aspects": 1, "review": 1, "publishplan": 1, "deployplan": 1,
+	"render": 2,
+	"gitrepo": 3, "synth": 3, "githubapi": 3, "ghaction": 3, "awsconfig": 3, "publish": 3, "deploy": 3, "mask": 3,
+	"cli": 4, "hook": 4,
+	"testutil": 5, // imported by tests only
+}
+
+// sharedAdapters may be imported by other adapters.
+var sharedAdapters = map[string]bool{"awsconfig": true, "mask": true}
+
+// forbiddenInPure are imports that mean I/O or an outside system; layers 0-2 take values instead.
+var forbiddenInPure = []string{"os", "os/exec", "net/http", "github.com/aws/aws-sdk-go-v2", "github.com/google/go-github",
+	"github.com/go-git/go-git", "github.com/sethvargo/go-githubactions"}
+
+func TestDependencyDirection(t *testing.T) {
+	pkgs := map[string][]string{} // internal package (top dir) -> imports of its non-test files
+	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		top := strings.Split(filepath.ToSlash(p), "/")[0]
+		if top == p { // files of this package
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			pkgs[top] = append(pkgs[top], path)
+		}
+		if _, ok := pkgs[top]; !ok {
+			pkgs[top] = nil
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg, imports := range pkgs {
+		l, ok := layer[pkg]
+		if !ok {
+			t.Errorf("internal/%s is in no layer: place it in layers_test.go and ../shared/STYLE.md on purpose", pkg)
+			continue
+		}
+		for _, imp := range imports {
+			if l <= 2 {
+				for _, bad := range forbiddenInPure {
+					if imp == bad || strings.HasPrefix(imp, bad+"/") {
+						t.Errorf("internal/%s (layer %d, pure) imports %s: take values, fs.FS or an interface instead", pkg, l, imp)
+						break
+					}
+				}
+			}
+			dep, ok := strings.CutPrefix(imp, module+"internal/")
+			if !ok {
+				if strings.HasPrefix(imp, module) {
+					t.Errorf("internal/%s imports %s: only cmd/cdkbot imports from outside internal", pkg, imp)
+				}
+				continue
+			}
+			dep = strings.Split(dep, "/")[0]
+			dl := layer[dep]
+			switch {
+			case dep == pkg:
+			case dep == "testutil":
+				t.Errorf("internal/%s imports testutil outside tests", pkg)
+			case l == 3 && dl == 3 && !sharedAdapters[dep]:
+				t.Errorf("adapter internal/%s imports adapter internal/%s: adapters stay independent", pkg, dep)
+			case l == 3 && (dl == 1 && dep == "review" || dl >= 2 && dl != 3):
+				t.Errorf("adapter internal/%s imports internal/%s: adapters take model types only", pkg, dep)
+			case l < 3 && dl > l:
+				t.Errorf("internal/%s (layer %d) imports internal/%s (layer %d): imports point down only", pkg, l, dep, dl)
+			case l == 4 && dep == "cli" && pkg != "cli":
+				t.Errorf("internal/%s imports cli: only cmd/cdkbot does", pkg)
+			}
+		}
+	}
+}
