@@ -1,0 +1,138 @@
+package cfn
+
+import (
+	"errors"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func TestJSONKeepsOrderAndNumbers(t *testing.T) {
+	o, err := Parse([]byte(`{"Resources": {"B": {"Type": "T", "Properties": {"Z": 1.50, "A": 10}}, "A": {"Type": "T"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := AsObject(mustGet(t, o, "Resources"))
+	if got := res.Keys(); !reflect.DeepEqual(got, []string{"B", "A"}) {
+		t.Errorf("resource order %v", got)
+	}
+	props := AsObject(mustGet(t, AsObject(mustGet(t, res, "B")), "Properties"))
+	if v, _ := props.Get("Z"); v != Number("1.50") {
+		t.Errorf("number literal %#v", v)
+	}
+	if got := JSON(props); got != `{"Z":1.5,"A":10}` {
+		t.Errorf("JSON %s", got)
+	}
+}
+
+func TestYAMLShortForms(t *testing.T) {
+	o, err := Parse([]byte(`
+Resources:
+  Topic:
+    Type: AWS::SNS::Topic
+    Properties:
+      Name: !Ref Prefix
+      Arn: !GetAtt Queue.Arn
+      Text: !Sub "${Queue.Arn}-${AWS::Region}-${!Literal}"
+      Joined: !Join [",", [!Ref A, !GetAtt [B, Arn]]]
+      Chosen: !If [Cond, !Ref C, !Ref "AWS::NoValue"]
+      Count: 0x10
+      On: true
+      Off: "false"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := AsObject(mustGet(t, AsObject(mustGet(t, AsObject(mustGet(t, o, "Resources")), "Topic")), "Properties"))
+	want := `{"Name":{"Ref":"Prefix"},"Arn":{"Fn::GetAtt":["Queue","Arn"]},"Text":{"Fn::Sub":"${Queue.Arn}-${AWS::Region}-${!Literal}"},` +
+		`"Joined":{"Fn::Join":[",",[{"Ref":"A"},{"Fn::GetAtt":["B","Arn"]}]]},"Chosen":{"Fn::If":["Cond",{"Ref":"C"},{"Ref":"AWS::NoValue"}]},` +
+		`"Count":16,"On":true,"Off":"false"}`
+	if got := JSON(props); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestReferences(t *testing.T) {
+	v, err := ParseJSON([]byte(`{
+	  "A": {"Ref": "Bucket"},
+	  "B": {"Fn::GetAtt": "Queue.Arn"},
+	  "C": {"Fn::Join": ["", [{"Fn::GetAtt": ["Role", "Arn"]}, {"Fn::Select": [0, [{"Ref": "Nested"}]]}]]},
+	  "D": {"Fn::Sub": "${Topic}/${Fn.Name}/${!NotARef}/${AWS::Region}"},
+	  "E": {"Fn::Sub": ["${Local}-${Table}", {"Local": {"Ref": "Param"}}]},
+	  "F": {"Fn::If": ["Cond", {"Ref": "InIf"}, "x"]}
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range References(v) {
+		got = append(got, r.Target+"."+r.Attribute)
+	}
+	sort.Strings(got)
+	want := []string{"AWS::Region.", "Bucket.", "Fn.Name", "InIf.", "Nested.", "Param.", "Queue.Arn", "Role.Arn", "Table.", "Topic."}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
+
+func TestSyntaxErrorsSayWhere(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{\n  \"Resources\": {,}\n}", "line 2, column 17"},
+		{`{"Resources": `, "ends before"},
+		{"Resources:\n  A: [\n", "malformed YAML"},
+		{"", "empty"},
+		{"[]", "must be an object"},
+	} {
+		_, err := Parse([]byte(tc.in))
+		var se *SyntaxError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestDependsOn(t *testing.T) {
+	o := NewObject()
+	o.Set("DependsOn", "A")
+	if got := DependsOn(o); !reflect.DeepEqual(got, []string{"A"}) {
+		t.Error(got)
+	}
+	o.Set("DependsOn", []any{"B", "C"})
+	if got := DependsOn(o); !reflect.DeepEqual(got, []string{"B", "C"}) {
+		t.Error(got)
+	}
+}
+
+func mustGet(t *testing.T, o *Object, k string) any {
+	t.Helper()
+	v, ok := o.Get(k)
+	if !ok {
+		t.Fatalf("no key %q", k)
+	}
+	return v
+}
+
+// FuzzParse: any input parses or fails with a SyntaxError, never panics, and a parsed JSON
+// template renders back to JSON that parses to the same rendering.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"Resources": {"A": {"Type": "X"}}}`, "Resources:\n  A: !GetAtt B.C\n", `{"a": [1, 2.5e3, null, true]}`, "!Sub x", "a: &x 1\nb: *x\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		o, err := Parse([]byte(in))
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("untyped error %T", err)
+			}
+			return
+		}
+		out := JSON(o)
+		again, err := Parse([]byte(out))
+		if err != nil || JSON(again) != out {
+			t.Fatalf("round trip: %v\n%s\n%s", err, out, JSON(again))
+		}
+		References(o)
+	})
+}
