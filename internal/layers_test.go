@@ -19,7 +19,7 @@ const module = "github.com/cdkbot/cdkbot/"
 var layer = map[string]int{
 	"cfn": 0, "assembly": 0, "resourcespec": 0, "semver": 0,
 	"cfndiff": 1, "compat": 1, "aspects": 1, "review": 1, "publishplan": 1, "deployplan": 1,
-	"render": 2,
+	"render":  2,
 	"gitrepo": 3, "synth": 3, "githubapi": 3, "ghaction": 3, "awsconfig": 3, "publish": 3, "deploy": 3, "mask": 3,
 	"cli": 4, "hook": 4,
 	"testutil": 5, // imported by tests only
