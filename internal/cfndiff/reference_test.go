@@ -28,8 +28,11 @@ type deviation struct {
 // every section change, every security addition and removal. Disagreements must be recorded
 // in deviations.json with the reason cdkbot differs on purpose.
 func TestReferenceCorpus(t *testing.T) {
-	dirs, _ := filepath.Glob("testdata/reference/peer*/*")
-	if len(dirs) < 150 {
+	dirs, _ := filepath.Glob("testdata/reference/*/*/expected.json")
+	for i := range dirs {
+		dirs[i] = filepath.Dir(dirs[i])
+	}
+	if len(dirs) < 250 {
 		t.Fatalf("only %d reference cases", len(dirs))
 	}
 	deviations := map[string]deviation{}
@@ -197,83 +200,31 @@ func projection(d *TemplateDiff) map[string]any {
 			"isAddition": r.Added(), "isRemoval": r.Removed(), "propertyChanges": props, "otherChanges": others}
 	}
 	s := d.Security
-	var in, out []any
 	return map[string]any{
 		"differenceCount": d.DifferenceCount(), "isEmpty": d.IsEmpty(),
 		"attributes": section(d.Attributes), "parameters": section(d.Parameters), "outputs": section(d.Outputs),
 		"conditions": section(d.Conditions), "mappings": section(d.Mappings), "metadata": section(d.Metadata),
 		"unknown": section(d.Unknown), "resources": resources,
 		"security": map[string]any{
-			"iamStatementsAdded": sortedJSON(statementsJSON(s.StatementsAdded)), "iamStatementsRemoved": sortedJSON(statementsJSON(s.StatementsRemoved)),
-			"managedPoliciesAdded": sortedJSON(managedJSON(s.ManagedPoliciesAdded)), "managedPoliciesRemoved": sortedJSON(managedJSON(s.ManagedPoliciesRemoved)),
-			"securityGroupRulesAdded": sortedJSON(append(in, rulesJSON(s.RulesAdded)...)), "securityGroupRulesRemoved": sortedJSON(append(out, rulesJSON(s.RulesRemoved)...)),
-			"ssoPermissionSetsAdded": sortedJSON(objectsJSON(s.SSOPermissionSetsAdded)), "ssoPermissionSetsRemoved": sortedJSON(objectsJSON(s.SSOPermissionSetsRemoved)),
-			"ssoAssignmentsAdded": sortedJSON(objectsJSON(s.SSOAssignmentsAdded)), "ssoAssignmentsRemoved": sortedJSON(objectsJSON(s.SSOAssignmentsRemoved)),
-			"ssoInstanceACAConfigsAdded": sortedJSON(objectsJSON(s.SSOACAConfigsAdded)), "ssoInstanceACAConfigsRemoved": sortedJSON(objectsJSON(s.SSOACAConfigsRemoved)),
+			"iamStatementsAdded": sortedJSON(asJSONList(s.StatementsAdded)), "iamStatementsRemoved": sortedJSON(asJSONList(s.StatementsRemoved)),
+			"managedPoliciesAdded": sortedJSON(asJSONList(s.ManagedPoliciesAdded)), "managedPoliciesRemoved": sortedJSON(asJSONList(s.ManagedPoliciesRemoved)),
+			"securityGroupRulesAdded": sortedJSON(asJSONList(s.RulesAdded)), "securityGroupRulesRemoved": sortedJSON(asJSONList(s.RulesRemoved)),
+			"ssoPermissionSetsAdded": sortedJSON(asJSONList(s.SSOPermissionSetsAdded)), "ssoPermissionSetsRemoved": sortedJSON(asJSONList(s.SSOPermissionSetsRemoved)),
+			"ssoAssignmentsAdded": sortedJSON(asJSONList(s.SSOAssignmentsAdded)), "ssoAssignmentsRemoved": sortedJSON(asJSONList(s.SSOAssignmentsRemoved)),
+			"ssoInstanceACAConfigsAdded": sortedJSON(asJSONList(s.SSOACAConfigsAdded)), "ssoInstanceACAConfigsRemoved": sortedJSON(asJSONList(s.SSOACAConfigsRemoved)),
 			"permissionsBroadened": s.Broadened(), "permissionsAnyChanges": s.AnyChanges(),
 		},
 	}
 }
 
-func generic(v any) any {
-	var out any
-	_ = json.Unmarshal([]byte(cfn.JSON(v)), &out)
-	return out
-}
-
-func statementsJSON(sts []Statement) []any {
+// asJSONList round-trips a slice through its JSON form, the shape the reference records.
+func asJSONList[T any](xs []T) []any {
 	out := []any{}
-	for _, s := range sts {
-		if s.Unparseable != "" {
-			out = append(out, map[string]any{"unparseable": s.Unparseable})
-			continue
-		}
-		m := map[string]any{"effect": s.Effect,
-			"resources":  map[string]any{"not": s.Resources.Not, "values": s.Resources.Values},
-			"principals": map[string]any{"not": s.Principals.Not, "values": s.Principals.Values},
-			"actions":    map[string]any{"not": s.Actions.Not, "values": s.Actions.Values}}
-		if s.HasSid {
-			m["sid"] = s.Sid
-		}
-		if s.HasCondition {
-			m["condition"] = generic(s.Condition)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-func managedJSON(ms []ManagedPolicyAttachment) []any {
-	out := []any{}
-	for _, m := range ms {
-		out = append(out, map[string]any{"identityArn": m.IdentityARN, "managedPolicyArn": m.ManagedPolicyARN})
-	}
-	return out
-}
-
-func rulesJSON(rs []SecurityGroupRule) []any {
-	out := []any{}
-	for _, r := range rs {
-		m := map[string]any{"direction": r.Direction, "groupId": r.GroupID, "ipProtocol": r.IPProtocol}
-		if r.FromPort != nil {
-			m["fromPort"] = generic(r.FromPort)
-		}
-		if r.ToPort != nil {
-			m["toPort"] = generic(r.ToPort)
-		}
-		if r.Peer != nil {
-			key := map[string]string{"cidr-ip": "ip", "security-group": "securityGroupId", "prefix-list": "prefixListId"}[r.Peer.Kind]
-			m["peer"] = map[string]any{"kind": r.Peer.Kind, key: r.Peer.Value}
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-func objectsJSON(os []*cfn.Object) []any {
-	out := []any{}
-	for _, o := range os {
-		out = append(out, generic(o))
+	for _, x := range xs {
+		raw, _ := json.Marshal(x)
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		out = append(out, v)
 	}
 	return out
 }

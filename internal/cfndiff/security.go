@@ -13,9 +13,9 @@ import (
 // attachments granted or revoked, security-group rules opened or closed, and IAM Identity
 // Center objects added or removed.
 type Security struct {
-	StatementsAdded, StatementsRemoved           []Statement
-	ManagedPoliciesAdded, ManagedPoliciesRemoved []ManagedPolicyAttachment
-	RulesAdded, RulesRemoved                     []SecurityGroupRule
+	StatementsAdded, StatementsRemoved               []Statement
+	ManagedPoliciesAdded, ManagedPoliciesRemoved     []ManagedPolicyAttachment
+	RulesAdded, RulesRemoved                         []SecurityGroupRule
 	SSOPermissionSetsAdded, SSOPermissionSetsRemoved []*cfn.Object
 	SSOAssignmentsAdded, SSOAssignmentsRemoved       []*cfn.Object
 	SSOACAConfigsAdded, SSOACAConfigsRemoved         []*cfn.Object
@@ -49,13 +49,13 @@ func (s *Security) AnyChanges() bool {
 // that is itself an intrinsic (an Fn::If choosing a statement) cannot be analysed: Unparseable
 // then holds its rendering.
 type Statement struct {
-	Sid                           string
-	HasSid                        bool
-	Effect                        string // Allow, Deny or Unknown
+	Sid                            string
+	HasSid                         bool
+	Effect                         string // Allow, Deny or Unknown
 	Resources, Actions, Principals Targets
-	Condition                     any
-	HasCondition                  bool
-	Unparseable                   string
+	Condition                      any
+	HasCondition                   bool
+	Unparseable                    string
 }
 
 // Targets are a statement's resources, actions or principals; Not marks NotResource etc.

@@ -76,6 +76,13 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	return code
 }
 
+// inputError is input cdkbot cannot accept (a broken template, an unreadable file); the
+// message names the file.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+
 // verdictError carries a negative verdict whose explanation the command already printed.
 type verdictError struct{}
 
@@ -89,7 +96,7 @@ func exitCode(err error, ran bool) int {
 		return ExitVerdict
 	case errors.As(err, new(*assembly.TooNewError)):
 		return ExitTooOld
-	case errors.As(err, new(*assembly.Error)), errors.As(err, new(*usageError)):
+	case errors.As(err, new(*assembly.Error)), errors.As(err, new(*usageError)), errors.As(err, new(*inputError)):
 		return ExitUsage
 	case !ran:
 		return ExitUsage
@@ -116,7 +123,7 @@ func newRootCommand(streams IO) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
-	root.AddCommand(newVersionCommand(streams), newInspectCommand(streams))
+	root.AddCommand(newVersionCommand(streams), newInspectCommand(streams), newDiffCommand(streams))
 	return root
 }
 

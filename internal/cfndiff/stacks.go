@@ -1,0 +1,278 @@
+package cfndiff
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/cfn"
+)
+
+// maxNestedDepth bounds nested-stack recursion (CloudFormation itself allows few levels).
+const maxNestedDepth = 10
+
+// StackStatus says whether a stack is new, gone, changed or unchanged.
+type StackStatus uint8
+
+// Stack statuses.
+const (
+	StackUnchanged StackStatus = iota
+	StackChanged
+	StackAdded
+	StackRemoved
+)
+
+func (s StackStatus) String() string {
+	return [...]string{"unchanged", "changed", "added", "removed"}[s]
+}
+
+// StackDiff is the diff of one stack: a top-level stack of an assembly, a nested stack (a child
+// of the stack that holds its AWS::CloudFormation::Stack resource), or a template file.
+type StackDiff struct {
+	ID          string // qualified artifact id ("Prod/Api"), or parent ID + "/" + logical id for nested stacks
+	StackName   string
+	DisplayName string
+	Environment string // aws://ACCOUNT/REGION, "" for template files
+	Status      StackStatus
+	Diff        *TemplateDiff
+	Nested      []*StackDiff
+	// Paths maps logical ids to construct paths, so reviewers see where a resource comes from.
+	Paths map[string]string
+}
+
+// Changed is true when the stack or any nested stack has differences.
+func (s *StackDiff) Changed() bool {
+	if !s.Diff.IsEmpty() {
+		return true
+	}
+	for _, n := range s.Nested {
+		if n.Changed() {
+			return true
+		}
+	}
+	return false
+}
+
+// All returns the stack and its nested stacks, depth first.
+func (s *StackDiff) All() []*StackDiff {
+	out := []*StackDiff{s}
+	for _, n := range s.Nested {
+		out = append(out, n.All()...)
+	}
+	return out
+}
+
+// DiffTemplates diffs two template files as one stack named name. Either may be nil (absent).
+func DiffTemplates(name string, old, new *cfn.Object, opts Options) *StackDiff {
+	sd := &StackDiff{ID: name, StackName: name, DisplayName: name, Diff: Diff(old, new, opts)}
+	sd.Status = statusOf(old != nil, new != nil, sd)
+	return sd
+}
+
+func statusOf(oldOK, newOK bool, sd *StackDiff) StackStatus {
+	switch {
+	case !oldOK:
+		return StackAdded
+	case !newOK:
+		return StackRemoved
+	case sd.Changed():
+		return StackChanged
+	}
+	return StackUnchanged
+}
+
+// DiffAssemblies diffs every stack of two assemblies, walking nested assemblies (Stages) and
+// nested stacks. Stacks are matched by qualified artifact id, then by stack name; a stack on
+// one side only is added or removed. keep selects stacks (nil keeps all). old may be nil (no
+// previous deployment).
+func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool, opts Options) ([]*StackDiff, error) {
+	var oldStacks []*assembly.Stack
+	if old != nil {
+		oldStacks = old.AllStacks()
+	}
+	newStacks := new.AllStacks()
+	byID := map[string]*assembly.Stack{}
+	byName := map[string]*assembly.Stack{}
+	for _, s := range oldStacks {
+		byID[s.QualifiedID()] = s
+		byName[s.StackName] = s
+	}
+	matched := map[*assembly.Stack]bool{}
+	var out []*StackDiff
+	for _, ns := range newStacks {
+		os := byID[ns.QualifiedID()]
+		if os == nil {
+			os = byName[ns.StackName]
+		}
+		if os != nil {
+			matched[os] = true
+		}
+		if keep != nil && !keep(ns) && (os == nil || !keep(os)) {
+			continue
+		}
+		sd, err := diffStackPair(old, os, new, ns, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sd)
+	}
+	for _, os := range oldStacks {
+		if matched[os] || (keep != nil && !keep(os)) {
+			continue
+		}
+		sd, err := diffStackPair(old, os, new, nil, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sd)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+func diffStackPair(oa *assembly.Assembly, os *assembly.Stack, na *assembly.Assembly, ns *assembly.Stack, opts Options) (*StackDiff, error) {
+	var oldT, newT *cfn.Object
+	var err error
+	if os != nil {
+		if oldT, err = parseStackTemplate(os); err != nil {
+			return nil, err
+		}
+	}
+	if ns != nil {
+		if newT, err = parseStackTemplate(ns); err != nil {
+			return nil, err
+		}
+	}
+	info := ns
+	if info == nil {
+		info = os
+	}
+	sd := &StackDiff{ID: info.QualifiedID(), StackName: info.StackName, DisplayName: info.DisplayName,
+		Environment: info.Environment.String(), Diff: Diff(oldT, newT, opts), Paths: map[string]string{}}
+	for _, s := range []*assembly.Stack{os, ns} {
+		if s != nil {
+			for p, id := range s.LogicalIDs() {
+				sd.Paths[id] = p
+			}
+		}
+	}
+	sd.Nested, err = diffNested(sd.ID, side{oa, os, oldT}, side{na, ns, newT}, opts, 1)
+	if err != nil {
+		return nil, err
+	}
+	sd.Status = statusOf(os != nil, ns != nil, sd)
+	return sd, nil
+}
+
+// side is one version of a stack: its assembly, artifact and parsed template.
+type side struct {
+	a *assembly.Assembly
+	s *assembly.Stack
+	t *cfn.Object
+}
+
+func parseStackTemplate(s *assembly.Stack) (*cfn.Object, error) {
+	raw, err := s.TemplateBytes()
+	if err != nil {
+		return nil, err
+	}
+	t, err := cfn.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("template of stack %s (%s): %w", s.QualifiedID(), s.TemplatePath, err)
+	}
+	return t, nil
+}
+
+// diffNested diffs the nested stacks (AWS::CloudFormation::Stack resources whose template is
+// in the assembly) of a stack pair.
+func diffNested(parentID string, old, new side, opts Options, depth int) ([]*StackDiff, error) {
+	if depth > maxNestedDepth {
+		return nil, nil
+	}
+	ids := map[string]bool{}
+	for _, sd := range []side{old, new} {
+		res := cfn.AsObject(get(sd.t, "Resources"))
+		for _, id := range res.Keys() {
+			r, _ := res.Get(id)
+			if typeOf(r) == "AWS::CloudFormation::Stack" {
+				ids[id] = true
+			}
+		}
+	}
+	var out []*StackDiff
+	for _, id := range sortedSet(ids) {
+		ot, err := nestedTemplate(old, id)
+		if err != nil {
+			return nil, err
+		}
+		nt, err := nestedTemplate(new, id)
+		if err != nil {
+			return nil, err
+		}
+		if ot == nil && nt == nil {
+			continue // not a CDK nested stack whose template we have
+		}
+		sd := &StackDiff{ID: parentID + "/" + id, StackName: id, DisplayName: id, Diff: Diff(ot, nt, opts), Paths: map[string]string{}}
+		sd.Nested, err = diffNested(sd.ID, side{old.a, old.s, ot}, side{new.a, new.s, nt}, opts, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		sd.Status = statusOf(ot != nil, nt != nil, sd)
+		out = append(out, sd)
+	}
+	return out, nil
+}
+
+// nestedTemplate finds the template of nested stack resource id in the assembly: through the
+// aws:asset:path metadata the CDK CLI asks for, else by the asset hash in the TemplateURL
+// (modern synthesis) or in the asset parameter names it references (legacy synthesis).
+func nestedTemplate(sd side, id string) (*cfn.Object, error) {
+	if sd.t == nil || sd.a == nil || sd.s == nil {
+		return nil, nil
+	}
+	r := cfn.AsObject(get(get(sd.t, "Resources"), id))
+	if r == nil || typeOf(r) != "AWS::CloudFormation::Stack" {
+		return nil, nil
+	}
+	file := ""
+	if p, ok := get(get(r, "Metadata"), "aws:asset:path").(string); ok {
+		file = path.Join(path.Dir(sd.s.TemplatePath), p)
+	} else {
+		text := cfn.JSON(get(get(r, "Properties"), "TemplateURL"))
+		for _, m := range sd.a.AllAssetManifests() {
+			for _, f := range m.Files {
+				if f.Source.ResolvedPath != "" && strings.Contains(text, f.ID) {
+					file = f.Source.ResolvedPath
+				}
+			}
+		}
+		for _, la := range sd.s.LegacyAssets() {
+			if strings.Contains(text, la.ID) {
+				file = la.ResolvedPath
+			}
+		}
+	}
+	if file == "" {
+		return nil, nil
+	}
+	raw, err := sd.a.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("nested stack %s of %s: read %s: %w", id, sd.s.QualifiedID(), file, err)
+	}
+	t, err := cfn.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("nested stack %s of %s (%s): %w", id, sd.s.QualifiedID(), file, err)
+	}
+	return t, nil
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

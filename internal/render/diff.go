@@ -1,0 +1,151 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/cfn"
+	"github.com/cdkbot/cdkbot/internal/cfndiff"
+)
+
+// DiffReport is what `cdkbot diff` shows: the stacks of a change, each with its diff.
+type DiffReport struct {
+	Stacks []*cfndiff.StackDiff
+}
+
+// DiffOptions choose what a diff view shows.
+type DiffOptions struct {
+	// ShowMetadata shows resources whose only change is their Metadata (aws:cdk:path and the
+	// like), which are hidden by default because they change nothing in AWS.
+	ShowMetadata bool
+	// Color adds ANSI colours (text view only; set it only for a terminal).
+	Color bool
+	// Budget is the Markdown size limit in bytes (0: GitHub's 65,536-character comment limit).
+	Budget int
+	// FullDiffHint says where the full diff is when the Markdown had to be shortened.
+	FullDiffHint string
+}
+
+// Counts tallies resource changes across all stacks, nested ones included.
+type Counts struct {
+	Create, Update, Replace, MayReplace, Destroy, Orphan, Import int
+	StacksChanged                                                int
+	Broadened                                                    bool
+}
+
+// Count tallies the report.
+func (r DiffReport) Count() Counts {
+	var c Counts
+	for _, top := range r.Stacks {
+		if top.Changed() {
+			c.StacksChanged++
+		}
+		for _, s := range top.All() {
+			for _, res := range s.Diff.Resources {
+				switch res.Impact {
+				case cfndiff.Create:
+					c.Create++
+				case cfndiff.Update:
+					c.Update++
+				case cfndiff.Replace:
+					c.Replace++
+				case cfndiff.MayReplace:
+					c.MayReplace++
+				case cfndiff.Destroy:
+					c.Destroy++
+				case cfndiff.Orphan:
+					c.Orphan++
+				case cfndiff.Import:
+					c.Import++
+				}
+			}
+			if s.Diff.Security.Broadened() {
+				c.Broadened = true
+			}
+		}
+	}
+	return c
+}
+
+// HasChanges is true when any stack differs.
+func (r DiffReport) HasChanges() bool { return r.Count().StacksChanged > 0 }
+
+// visibleResources returns the resource changes a view shows, and how many it hides.
+func visibleResources(d *cfndiff.TemplateDiff, opts DiffOptions) ([]*cfndiff.ResourceChange, int) {
+	var out []*cfndiff.ResourceChange
+	hidden := 0
+	for _, r := range d.Resources {
+		if r.MetadataOnly() && !opts.ShowMetadata {
+			hidden++
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, hidden
+}
+
+// headline is the one line a reviewer acts on: what changes and what is dangerous.
+func headline(c Counts) string {
+	if c.StacksChanged == 0 {
+		return "no changes"
+	}
+	parts := []string{plural(c.StacksChanged, "stack changes", "stacks change")}
+	add := func(n int, one, many string) {
+		if n > 0 {
+			parts = append(parts, plural(n, one, many))
+		}
+	}
+	add(c.Replace, "replacement", "replacements")
+	add(c.MayReplace, "possible replacement", "possible replacements")
+	add(c.Destroy, "destroy", "destroys")
+	add(c.Orphan, "orphan", "orphans")
+	add(c.Create, "create", "creates")
+	add(c.Update, "update", "updates")
+	add(c.Import, "import", "imports")
+	if c.Broadened {
+		parts = append(parts, "permissions broadened")
+	}
+	return strings.Join(parts, " · ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// valueText renders a template value compactly for a table cell or a line.
+func valueText(v any, present bool, limit int) string {
+	if !present {
+		return "(absent)"
+	}
+	s := cfn.JSON(v)
+	if len(s) > limit {
+		cut := limit
+		for cut > 0 && (s[cut]&0xC0) == 0x80 { // do not split a UTF-8 sequence
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// stackTitle names a stack as users know it.
+func stackTitle(s *cfndiff.StackDiff) string {
+	name := s.DisplayName
+	if name == "" {
+		name = s.ID
+	}
+	if s.StackName != "" && s.StackName != name && !strings.HasSuffix(s.ID, "/"+s.StackName) {
+		name += " (" + s.StackName + ")"
+	}
+	return name
+}
+
+func sortedImpactOrder(rs []*cfndiff.ResourceChange) []*cfndiff.ResourceChange {
+	out := append([]*cfndiff.ResourceChange(nil), rs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].LogicalID < out[j].LogicalID })
+	return out
+}

@@ -1,0 +1,362 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/cfndiff"
+)
+
+// GitHubCommentLimit is the largest body GitHub accepts for a comment (65,536 characters); the
+// budget is kept in bytes, which is never more than the character count allows.
+const GitHubCommentLimit = 65536
+
+// Detail levels of a stack in the Markdown view, degraded one step at a time to fit the budget.
+const (
+	levelOmitted   = iota // only counted in "… more stacks"
+	levelSummary          // one line
+	levelResources        // resource table and security tables
+	levelFull             // plus property changes and section changes
+)
+
+const (
+	valueLimit     = 120 // bytes of a value shown in a table cell
+	attentionLimit = 50  // items in the "needs attention" list
+)
+
+// DiffMarkdown writes the report as GitHub Markdown within opts.Budget bytes.
+func DiffMarkdown(w io.Writer, r DiffReport, opts DiffOptions) error {
+	_, err := io.WriteString(w, diffMarkdown(r, opts))
+	return err
+}
+
+func diffMarkdown(r DiffReport, opts DiffOptions) string {
+	budget := opts.Budget
+	if budget <= 0 {
+		budget = GitHubCommentLimit
+	}
+	c := r.Count()
+	head := "### cdkbot diff: " + mdText(headline(c)) + "\n\n" + attention(r)
+	levels := make([]int, len(r.Stacks))
+	parts := make([]string, len(r.Stacks))
+	for i, s := range r.Stacks {
+		levels[i] = levelFull
+		parts[i] = stackMarkdown(s, levelFull, opts)
+	}
+	degraded := false
+	assemble := func() string {
+		var b strings.Builder
+		b.WriteString(head)
+		omitted := 0
+		for i, p := range parts {
+			if levels[i] == levelOmitted {
+				omitted++
+				continue
+			}
+			b.WriteString(p)
+		}
+		if omitted > 0 {
+			fmt.Fprintf(&b, "\n… and %s not shown.\n", plural(omitted, "more stack", "more stacks"))
+		}
+		if degraded {
+			hint := opts.FullDiffHint
+			if hint == "" {
+				hint = "Run `cdkbot diff` locally for the full diff."
+			}
+			b.WriteString("\n> [!NOTE]\n> Some detail was left out to fit GitHub's comment size limit. " + hint + "\n")
+		}
+		return b.String()
+	}
+	out := assemble()
+	for len(out) > budget {
+		// Degrade the most detailed, then largest, stack by one level.
+		best := -1
+		for i := range parts {
+			if levels[i] == levelOmitted {
+				continue
+			}
+			if best < 0 || levels[i] > levels[best] || (levels[i] == levels[best] && len(parts[i]) > len(parts[best])) {
+				best = i
+			}
+		}
+		if best < 0 || levels[best] == levelSummary {
+			// Everything is a summary line: drop stacks from the end.
+			last := -1
+			for i := range parts {
+				if levels[i] != levelOmitted {
+					last = i
+				}
+			}
+			if last < 0 {
+				break
+			}
+			levels[last] = levelOmitted
+		} else {
+			levels[best]--
+			parts[best] = stackMarkdown(r.Stacks[best], levels[best], opts)
+		}
+		degraded = true
+		out = assemble()
+	}
+	if len(out) > budget { // the attention list alone is too long: keep its head
+		out = truncateLines(out, budget-200) + "\n\n… (truncated to fit GitHub's comment size limit)\n"
+	}
+	return out
+}
+
+// attention lists what a reviewer must not miss: replacements, destroys, orphans and
+// broadened permissions, across all stacks.
+func attention(r DiffReport) string {
+	var items []string
+	for _, top := range r.Stacks {
+		for _, s := range top.All() {
+			for _, res := range s.Diff.Resources {
+				switch res.Impact {
+				case cfndiff.Replace, cfndiff.MayReplace, cfndiff.Destroy, cfndiff.Orphan:
+					items = append(items, fmt.Sprintf("- %s **%s** %s (%s) in **%s**: %s", res.Impact.Symbol(), res.Impact,
+						mdCode(res.LogicalID, 80), mdCode(res.Type(), 80), mdText(stackTitle(s)), mdText(res.Consequence())))
+				}
+			}
+			if sec := s.Diff.Security; sec.Broadened() {
+				items = append(items, fmt.Sprintf("- 🔓 **permissions broadened** in **%s**: %s", mdText(stackTitle(s)), securityCounts(sec)))
+			}
+		}
+	}
+	if len(items) == 0 {
+		return ""
+	}
+	more := ""
+	if len(items) > attentionLimit {
+		more = fmt.Sprintf("- … and %d more\n", len(items)-attentionLimit)
+		items = items[:attentionLimit]
+	}
+	return "**Needs attention**\n\n" + strings.Join(items, "\n") + "\n" + more + "\n"
+}
+
+func securityCounts(sec cfndiff.Security) string {
+	var parts []string
+	add := func(n int, one, many string) {
+		if n > 0 {
+			parts = append(parts, plural(n, one, many))
+		}
+	}
+	add(len(sec.StatementsAdded), "IAM statement added", "IAM statements added")
+	add(len(sec.StatementsRemoved), "IAM statement removed", "IAM statements removed")
+	add(len(sec.ManagedPoliciesAdded), "managed policy attached", "managed policies attached")
+	add(len(sec.RulesAdded), "security-group rule added", "security-group rules added")
+	add(len(sec.RulesRemoved), "security-group rule removed", "security-group rules removed")
+	return strings.Join(parts, ", ")
+}
+
+func stackCounts(s *cfndiff.StackDiff) string {
+	counts := map[cfndiff.Impact]int{}
+	for _, x := range s.All() {
+		for _, r := range x.Diff.Resources {
+			counts[r.Impact]++
+		}
+	}
+	var parts []string
+	for _, i := range []cfndiff.Impact{cfndiff.Replace, cfndiff.MayReplace, cfndiff.Destroy, cfndiff.Orphan, cfndiff.Create, cfndiff.Update, cfndiff.Import} {
+		if counts[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[i], i))
+		}
+	}
+	if len(parts) == 0 {
+		return s.Status.String()
+	}
+	return strings.Join(parts, " · ")
+}
+
+// stackMarkdown renders one top-level stack (with its nested stacks) at a detail level.
+func stackMarkdown(s *cfndiff.StackDiff, level int, opts DiffOptions) string {
+	title := "<b>" + codeEscaper.Replace(stackTitle(s)) + "</b>"
+	if s.Environment != "" {
+		title += " " + mdCode(s.Environment, 80)
+	}
+	summary := title + " · " + mdText(stackCounts(s))
+	if !s.Changed() {
+		return "- " + summary + "\n"
+	}
+	if level == levelSummary {
+		return "- " + summary + " (details omitted for size)\n"
+	}
+	var b strings.Builder
+	b.WriteString("\n<details><summary>" + summary + "</summary>\n\n")
+	for i, x := range s.All() {
+		if i > 0 {
+			if !x.Changed() {
+				continue
+			}
+			b.WriteString("#### Nested stack " + mdCode(x.DisplayName, 120) + "\n\n")
+		}
+		writeDiffMarkdown(&b, x, level, opts)
+	}
+	b.WriteString("</details>\n")
+	return b.String()
+}
+
+func writeDiffMarkdown(b *strings.Builder, s *cfndiff.StackDiff, level int, opts DiffOptions) {
+	d := s.Diff
+	resources, hidden := visibleResources(d, opts)
+	if len(resources) > 0 {
+		b.WriteString("| | Resource | Type | Impact |\n|:-:|---|---|---|\n")
+		for _, r := range resources {
+			name := mdCode(r.LogicalID, 120)
+			if p := s.Paths[r.LogicalID]; p != "" {
+				name += "<br><sub>" + codeEscaper.Replace(truncate(p, 200)) + "</sub>"
+			}
+			impact := "**" + r.Impact.String() + "**"
+			if cons := r.Consequence(); cons != "" && r.Impact != cfndiff.Create {
+				impact += ": " + mdText(cons)
+			}
+			if r.UnknownType {
+				impact += " (type unknown to the specification)"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.Impact.Symbol(), name, mdCode(r.Type(), 120), impact)
+		}
+		b.WriteString("\n")
+	}
+	if hidden > 0 {
+		fmt.Fprintf(b, "<sub>%s with only Metadata changes (e.g. <code>aws&#58;cdk&#58;path</code>) not shown.</sub>\n\n", plural(hidden, "resource", "resources"))
+	}
+	if level >= levelFull {
+		writePropertyTable(b, resources)
+		writeSections(b, d)
+	}
+	writeSecurityMarkdown(b, d.Security)
+}
+
+func writePropertyTable(b *strings.Builder, resources []*cfndiff.ResourceChange) {
+	var rows []string
+	for _, r := range resources {
+		for _, p := range r.Properties {
+			why := ""
+			if len(p.ReplacedReferences) > 0 {
+				refs := make([]string, len(p.ReplacedReferences))
+				for i, ref := range p.ReplacedReferences {
+					refs[i] = mdCode(ref, 80)
+				}
+				why = " (references replaced " + strings.Join(refs, ", ") + ")"
+			}
+			if p.Unknown {
+				why += " (not in the specification)"
+			}
+			if !p.Changed {
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s%s | | <i>value unchanged, resolves anew</i> |", mdCode(r.LogicalID, 80), mdCode(p.Name, 80), p.Impact, why))
+				continue
+			}
+			details, more := p.Details()
+			for _, dt := range details {
+				name := p.Name
+				if dt.Path != "" {
+					name = p.Name + "." + dt.Path
+				}
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s%s | %s | %s |", mdCode(r.LogicalID, 80), mdCode(name, 120), p.Impact, why,
+					mdCode(valueText(dt.Old, dt.OldPresent, valueLimit), 0), mdCode(valueText(dt.New, dt.NewPresent, valueLimit), 0)))
+			}
+			if more {
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s | … | more changes in this property |", mdCode(r.LogicalID, 80), mdCode(p.Name, 80), p.Impact))
+			}
+		}
+		for _, o := range r.Other {
+			rows = append(rows, fmt.Sprintf("| %s | %s | update | %s | %s |", mdCode(r.LogicalID, 80), mdCode(o.Key, 80),
+				mdCode(valueText(o.Old, o.OldPresent, valueLimit), 0), mdCode(valueText(o.New, o.NewPresent, valueLimit), 0)))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("**Property changes**\n\n| Resource | Property | Impact | Old | New |\n|---|---|---|---|---|\n")
+	b.WriteString(strings.Join(rows, "\n") + "\n\n")
+}
+
+func writeSections(b *strings.Builder, d *cfndiff.TemplateDiff) {
+	var rows []string
+	for _, sec := range []struct {
+		name string
+		d    cfndiff.SectionDiff
+	}{{"Template", d.Attributes}, {"Parameters", d.Parameters}, {"Outputs", d.Outputs}, {"Conditions", d.Conditions},
+		{"Mappings", d.Mappings}, {"Metadata", d.Metadata}, {"Other", d.Unknown}} {
+		for _, c := range sec.d.Changes {
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", sec.name, mdCode(c.Key, 120), c.Kind()))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("**Other template changes**\n\n| Section | Key | Change |\n|---|---|---|\n" + strings.Join(rows, "\n") + "\n\n")
+}
+
+func writeSecurityMarkdown(b *strings.Builder, sec cfndiff.Security) {
+	if len(sec.StatementsAdded)+len(sec.StatementsRemoved) > 0 {
+		b.WriteString("**IAM statement changes**\n\n| | Effect | Action | Resource | Principal | Condition |\n|:-:|---|---|---|---|---|\n")
+		rows := append(statementRows("+", sec.StatementsAdded), statementRows("-", sec.StatementsRemoved)...)
+		b.WriteString(strings.Join(rows, "\n") + "\n\n")
+	}
+	if len(sec.ManagedPoliciesAdded)+len(sec.ManagedPoliciesRemoved) > 0 {
+		b.WriteString("**Managed policy changes**\n\n| | Identity | Managed policy |\n|:-:|---|---|\n")
+		for _, m := range sec.ManagedPoliciesAdded {
+			fmt.Fprintf(b, "| + | %s | %s |\n", mdCode(m.IdentityARN, valueLimit), mdCode(m.ManagedPolicyARN, valueLimit))
+		}
+		for _, m := range sec.ManagedPoliciesRemoved {
+			fmt.Fprintf(b, "| - | %s | %s |\n", mdCode(m.IdentityARN, valueLimit), mdCode(m.ManagedPolicyARN, valueLimit))
+		}
+		b.WriteString("\n")
+	}
+	if len(sec.RulesAdded)+len(sec.RulesRemoved) > 0 {
+		b.WriteString("**Security group changes**\n\n| | Group | Direction | Protocol | Peer |\n|:-:|---|---|---|---|\n")
+		for _, set := range []struct {
+			sym   string
+			rules []cfndiff.SecurityGroupRule
+		}{{"+", sec.RulesAdded}, {"-", sec.RulesRemoved}} {
+			for _, r := range set.rules {
+				fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", set.sym, mdCode(r.GroupID, valueLimit), r.Direction,
+					mdCode(protocolText(r), 40), mdCode(peerText(r), valueLimit))
+			}
+		}
+		b.WriteString("\n")
+	}
+}
+
+func statementRows(sym string, sts []cfndiff.Statement) []string {
+	var rows []string
+	for _, st := range sts {
+		if st.Unparseable != "" {
+			rows = append(rows, fmt.Sprintf("| %s | | | %s | | |", sym, mdCode(st.Unparseable, valueLimit)))
+			continue
+		}
+		cond := ""
+		if st.HasCondition {
+			cond = mdCode(valueText(st.Condition, true, valueLimit), 0)
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", sym, st.Effect, targetsCell(st.Actions), targetsCell(st.Resources),
+			targetsCell(st.Principals), cond))
+	}
+	sort.Strings(rows)
+	return rows
+}
+
+func targetsCell(t cfndiff.Targets) string {
+	parts := make([]string, len(t.Values))
+	for i, v := range t.Values {
+		parts[i] = mdCode(v, valueLimit)
+	}
+	s := strings.Join(parts, "<br>")
+	if t.Not {
+		s = "NOT " + s
+	}
+	return s
+}
+
+func truncateLines(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := strings.LastIndex(s[:limit], "\n")
+	if cut < 0 {
+		cut = 0
+	}
+	return s[:cut]
+}

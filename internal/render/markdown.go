@@ -1,0 +1,41 @@
+package render
+
+import (
+	"strings"
+)
+
+// Markdown escaping for strings that come from templates or pull requests. Such strings are
+// untrusted: a resource name or property value must not be able to close a <details> block,
+// break a table, inject HTML or @mention people.
+
+var codeEscaper = strings.NewReplacer(
+	"&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "|", "&#124;", "`", "&#96;",
+	"*", "&#42;", "_", "&#95;", "[", "&#91;", "]", "&#93;", "~", "&#126;", "\\", "&#92;",
+	"@", "@\u200b", "#", "&#35;", ":", "&#58;",
+	"\r\n", " ⏎ ", "\n", " ⏎ ", "\r", " ⏎ ", "\t", " ",
+)
+
+// mdCode renders s as inline code safe inside a table cell, truncated to limit bytes.
+func mdCode(s string, limit int) string {
+	return "<code>" + codeEscaper.Replace(truncate(s, limit)) + "</code>"
+}
+
+var textEscaper = strings.NewReplacer(
+	"\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "{", "\\{", "}", "\\}", "[", "\\[", "]", "\\]",
+	"<", "&lt;", ">", "&gt;", "(", "\\(", ")", "\\)", "#", "\\#", "+", "\\+", "!", "\\!", "|", "\\|",
+	"~", "\\~", "&", "&amp;", "@", "@\u200b", "\r\n", " ", "\n", " ", "\r", " ",
+)
+
+// mdText escapes s for use as plain Markdown text.
+func mdText(s string) string { return textEscaper.Replace(s) }
+
+func truncate(s string, limit int) string {
+	if limit <= 0 || len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
