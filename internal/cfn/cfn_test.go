@@ -1,6 +1,7 @@
 package cfn
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"sort"
@@ -120,6 +121,13 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
+		// Differential check: a JSON document is accepted exactly when encoding/json accepts it.
+		if trimmed := strings.TrimLeft(in, " \t\r\n"); strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[") {
+			_, ours := ParseJSON([]byte(in))
+			if (ours == nil) != json.Valid([]byte(in)) {
+				t.Fatalf("ParseJSON error %v, json.Valid %v for %q", ours, json.Valid([]byte(in)), in)
+			}
+		}
 		o, err := Parse([]byte(in))
 		if err != nil {
 			var se *SyntaxError

@@ -3,9 +3,7 @@ package cfn
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -49,76 +47,226 @@ func Parse(data []byte) (*Object, error) {
 	return o, nil
 }
 
-// ParseJSON decodes one JSON value keeping object key order and number literals.
+// ParseJSON decodes one JSON value keeping object key order and number literals. It is a
+// small recursive-descent parser: encoding/json's token API, the only ordered alternative in
+// the standard library, made parsing most of a whole diff's time (7.5 ms per 500 resources).
+// Strings with escapes or non-ASCII bytes are decoded by encoding/json, so results are the same.
 func ParseJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
+	p := &jsonParser{data: data}
+	v, err := p.value(0)
 	if err != nil {
-		return nil, jsonSyntax(data, dec, err)
+		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		l, c := lineCol(data, dec.InputOffset())
-		return nil, &SyntaxError{Line: l, Column: c, Msg: "unexpected data after the template"}
+	p.skipSpace()
+	if p.pos < len(p.data) {
+		return nil, p.fail("unexpected data after the template")
 	}
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := NewObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, _ := kt.(string)
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				o.Set(key, v)
-			}
-			_, err := dec.Token()
-			return o, err
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			_, err := dec.Token()
-			return arr, err
-		}
-		return nil, fmt.Errorf("unexpected %q", t)
-	case json.Number:
-		return Number(t), nil
-	}
-	return tok, nil // string, bool, nil
+// maxDepth bounds nesting, as encoding/json does, so hostile input cannot exhaust the stack.
+const maxDepth = 10000
+
+type jsonParser struct {
+	data []byte
+	pos  int
 }
 
-func jsonSyntax(data []byte, dec *json.Decoder, err error) error {
-	var syn *json.SyntaxError
-	offset := dec.InputOffset()
-	if errors.As(err, &syn) {
-		offset = syn.Offset // the token decoder reports the offending byte's own offset
+func (p *jsonParser) fail(msg string) error {
+	l, c := lineCol(p.data, int64(p.pos))
+	if p.pos >= len(p.data) {
+		msg = "the template ends before its JSON does"
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		offset = int64(len(data))
-		err = errors.New("the template ends before its JSON does")
+	return &SyntaxError{Line: l, Column: c, Msg: "malformed JSON: " + msg}
+}
+
+func (p *jsonParser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
 	}
-	l, c := lineCol(data, offset)
-	return &SyntaxError{Line: l, Column: c, Msg: "malformed JSON: " + err.Error()}
+}
+
+func (p *jsonParser) value(depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, p.fail("nested too deeply")
+	}
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return nil, p.fail("")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		return p.string()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	default:
+		return nil, p.fail(fmt.Sprintf("invalid character %q looking for beginning of value", c))
+	}
+}
+
+func (p *jsonParser) literal(word string) error {
+	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
+		return p.fail(fmt.Sprintf("invalid literal, expected %q", word))
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *jsonParser) object(depth int) (any, error) {
+	p.pos++ // {
+	o := NewObject()
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return o, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.fail("expected a string key")
+		}
+		k, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.fail("expected ':' after object key")
+		}
+		p.pos++
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		o.Set(k, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.fail("")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return o, nil
+		default:
+			return nil, p.fail(fmt.Sprintf("invalid character %q after object value", p.data[p.pos]))
+		}
+	}
+}
+
+func (p *jsonParser) array(depth int) (any, error) {
+	p.pos++ // [
+	arr := []any{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return arr, nil
+	}
+	for {
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		arr = append(arr, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.fail("")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return arr, nil
+		default:
+			return nil, p.fail(fmt.Sprintf("invalid character %q after array element", p.data[p.pos]))
+		}
+	}
+}
+
+func (p *jsonParser) string() (string, error) {
+	start := p.pos
+	p.pos++ // opening quote
+	simple := true
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			if simple {
+				return string(p.data[start+1 : p.pos-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(p.data[start:p.pos], &s); err != nil {
+				p.pos = start
+				return "", p.fail("invalid string: " + strings.TrimPrefix(err.Error(), "json: "))
+			}
+			return s, nil
+		case c == '\\':
+			simple = false
+			p.pos += 2
+		case c < 0x20:
+			return "", p.fail("control character in string")
+		default:
+			if c >= 0x80 {
+				simple = false // let encoding/json handle UTF-8 (and replace invalid sequences)
+			}
+			p.pos++
+		}
+	}
+	return "", p.fail("")
+}
+
+func (p *jsonParser) number() (any, error) {
+	start := p.pos
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return nil, p.fail("invalid number")
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return nil, p.fail("invalid number: digits must follow '.'")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, p.fail("invalid number: digits must follow the exponent")
+		}
+	}
+	return Number(p.data[start:p.pos]), nil
 }
 
 func lineCol(data []byte, offset int64) (int, int) {

@@ -67,8 +67,8 @@ func walkRefs(v any, emit func(Reference)) {
 				return
 			}
 		}
-		for _, k := range x.keys {
-			walkRefs(x.vals[k], emit)
+		for _, v := range x.vals {
+			walkRefs(v, emit)
 		}
 	}
 }

@@ -28,21 +28,51 @@ func (n Number) Float() (float64, bool) {
 	return f, true
 }
 
-// Object is a JSON object that remembers the order of its keys.
+// Object is a JSON object that remembers the order of its keys. Most template objects are
+// small, so keys and values live in slices and a map index is built only for large objects.
 type Object struct {
-	keys []string
-	vals map[string]any
+	keys  []string
+	vals  []any
+	index map[string]int // nil until the object has more than indexThreshold keys
 }
 
+const indexThreshold = 8
+
 // NewObject returns an empty object.
-func NewObject() *Object { return &Object{vals: map[string]any{}} }
+func NewObject() *Object { return &Object{} }
+
+func (o *Object) find(key string) int {
+	if o.index != nil {
+		if i, ok := o.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range o.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
 
 // Set adds or replaces a key; a replaced key keeps its position.
 func (o *Object) Set(key string, v any) {
-	if _, ok := o.vals[key]; !ok {
-		o.keys = append(o.keys, key)
+	if i := o.find(key); i >= 0 {
+		o.vals[i] = v
+		return
 	}
-	o.vals[key] = v
+	o.keys = append(o.keys, key)
+	o.vals = append(o.vals, v)
+	switch {
+	case o.index != nil:
+		o.index[key] = len(o.keys) - 1
+	case len(o.keys) > indexThreshold:
+		o.index = make(map[string]int, len(o.keys)*2)
+		for i, k := range o.keys {
+			o.index[k] = i
+		}
+	}
 }
 
 // Get returns the value of key.
@@ -50,14 +80,15 @@ func (o *Object) Get(key string) (any, bool) {
 	if o == nil {
 		return nil, false
 	}
-	v, ok := o.vals[key]
-	return v, ok
+	if i := o.find(key); i >= 0 {
+		return o.vals[i], true
+	}
+	return nil, false
 }
 
 // Has reports whether key is present.
 func (o *Object) Has(key string) bool {
-	_, ok := o.Get(key)
-	return ok
+	return o != nil && o.find(key) >= 0
 }
 
 // Keys returns the keys in template order.
@@ -85,14 +116,19 @@ func (o *Object) Len() int {
 
 // Delete removes a key.
 func (o *Object) Delete(key string) {
-	if _, ok := o.vals[key]; !ok {
+	i := o.find(key)
+	if i < 0 {
 		return
 	}
-	delete(o.vals, key)
-	for i, k := range o.keys {
-		if k == key {
-			o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
-			break
+	o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
+	o.vals = append(o.vals[:i:i], o.vals[i+1:]...)
+	if o.index != nil {
+		o.index = nil
+		if len(o.keys) > indexThreshold {
+			o.index = make(map[string]int, len(o.keys))
+			for j, k := range o.keys {
+				o.index[k] = j
+			}
 		}
 	}
 }
@@ -112,7 +148,7 @@ func Intrinsic(v any) (name string, arg any, ok bool) {
 	}
 	k := o.keys[0]
 	if k == "Ref" || strings.HasPrefix(k, "Fn::") {
-		return k, o.vals[k], true
+		return k, o.vals[0], true
 	}
 	return "", nil, false
 }
@@ -121,9 +157,9 @@ func Intrinsic(v any) (name string, arg any, ok bool) {
 func Clone(v any) any {
 	switch x := v.(type) {
 	case *Object:
-		c := &Object{keys: append([]string(nil), x.keys...), vals: make(map[string]any, len(x.vals))}
-		for k, e := range x.vals {
-			c.vals[k] = Clone(e)
+		c := NewObject()
+		for i, k := range x.keys {
+			c.Set(k, Clone(x.vals[i]))
 		}
 		return c
 	case []any:
@@ -178,7 +214,7 @@ func writeJSON(b *strings.Builder, v any) {
 			}
 			writeString(b, k)
 			b.WriteByte(':')
-			writeJSON(b, x.vals[k])
+			writeJSON(b, x.vals[i])
 		}
 		b.WriteByte('}')
 	default:

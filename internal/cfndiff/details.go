@@ -66,7 +66,17 @@ func collect(out *[]Detail, path string, a, b any, aOK, bOK bool, key string) {
 			}
 		}
 	}
-	if aOK && bOK && aList && bList && len(al) == len(bl) && !unorderedKeys[key] {
+	if aOK && bOK && aList && bList && unorderedDetailKeys[key] {
+		// A set: list what was added and removed, not positions.
+		for _, e := range unmatched(bl, al, key) {
+			collect(out, path+"[+]", nil, e, false, true, key)
+		}
+		for _, e := range unmatched(al, bl, key) {
+			collect(out, path+"[-]", e, nil, true, false, key)
+		}
+		return
+	}
+	if aOK && bOK && aList && bList && len(al) == len(bl) {
 		for i := range al {
 			collect(out, fmt.Sprintf("%s[%d]", path, i), al[i], bl[i], true, true, key)
 		}
@@ -95,4 +105,25 @@ func tagsByKey(list []any) (*cfn.Object, bool) {
 		out.Set(k, v)
 	}
 	return out, true
+}
+
+// unorderedDetailKeys are lists shown as sets in details: their order means nothing to AWS.
+var unorderedDetailKeys = map[string]bool{"Tags": true, "SecurityGroupIngress": true, "SecurityGroupEgress": true,
+	"ManagedPolicyArns": true, "Statement": true, "Action": true, "NotAction": true, "Resource": true, "NotResource": true}
+
+// unmatched returns the elements of xs with no equal element in ys (as multisets).
+func unmatched(xs, ys []any, key string) []any {
+	used := make([]bool, len(ys))
+	var out []any
+next:
+	for _, x := range xs {
+		for j, y := range ys {
+			if !used[j] && equal(x, y, key, key == "Statement") {
+				used[j] = true
+				continue next
+			}
+		}
+		out = append(out, x)
+	}
+	return out
 }

@@ -38,7 +38,8 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 		budget = GitHubCommentLimit
 	}
 	c := r.Count()
-	head := "### cdkbot diff: " + mdText(headline(c)) + "\n\n" + attention(r)
+	attentionMax := attentionLimit
+	head := "### cdkbot diff: " + mdText(headline(c)) + "\n\n" + attention(r, attentionMax)
 	levels := make([]int, len(r.Stacks))
 	parts := make([]string, len(r.Stacks))
 	for i, s := range r.Stacks {
@@ -90,9 +91,14 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 				}
 			}
 			if last < 0 {
-				break
+				if attentionMax == 0 {
+					break
+				}
+				attentionMax /= 2 // the list of dangerous changes itself is too long: shorten it
+				head = "### cdkbot diff: " + mdText(headline(c)) + "\n\n" + attention(r, attentionMax)
+			} else {
+				levels[last] = levelOmitted
 			}
-			levels[last] = levelOmitted
 		} else {
 			levels[best]--
 			parts[best] = stackMarkdown(r.Stacks[best], levels[best], opts)
@@ -108,14 +114,14 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 
 // attention lists what a reviewer must not miss: replacements, destroys, orphans and
 // broadened permissions, across all stacks.
-func attention(r DiffReport) string {
+func attention(r DiffReport, limit int) string {
 	var items []string
 	for _, top := range r.Stacks {
 		for _, s := range top.All() {
 			for _, res := range s.Diff.Resources {
 				switch res.Impact {
 				case cfndiff.Replace, cfndiff.MayReplace, cfndiff.Destroy, cfndiff.Orphan:
-					items = append(items, fmt.Sprintf("- %s **%s** %s (%s) in **%s**: %s", res.Impact.Symbol(), res.Impact,
+					items = append(items, fmt.Sprintf("- **%s** %s (%s) in **%s**: %s", res.Impact,
 						mdCode(res.LogicalID, 80), mdCode(res.Type(), 80), mdText(stackTitle(s)), mdText(res.Consequence())))
 				}
 			}
@@ -128,9 +134,9 @@ func attention(r DiffReport) string {
 		return ""
 	}
 	more := ""
-	if len(items) > attentionLimit {
-		more = fmt.Sprintf("- … and %d more\n", len(items)-attentionLimit)
-		items = items[:attentionLimit]
+	if len(items) > limit {
+		more = fmt.Sprintf("- … and %d more\n", len(items)-limit)
+		items = items[:limit]
 	}
 	return "**Needs attention**\n\n" + strings.Join(items, "\n") + "\n" + more + "\n"
 }
@@ -250,7 +256,10 @@ func writePropertyTable(b *strings.Builder, resources []*cfndiff.ResourceChange)
 			details, more := p.Details()
 			for _, dt := range details {
 				name := p.Name
-				if dt.Path != "" {
+				switch {
+				case strings.HasPrefix(dt.Path, "["):
+					name = p.Name + dt.Path
+				case dt.Path != "":
 					name = p.Name + "." + dt.Path
 				}
 				rows = append(rows, fmt.Sprintf("| %s | %s | %s%s | %s | %s |", mdCode(r.LogicalID, 80), mdCode(name, 120), p.Impact, why,
