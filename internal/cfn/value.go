@@ -227,8 +227,24 @@ func writeJSON(b *strings.Builder, v any) {
 var unescapeHTML = strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&")
 
 func writeString(b *strings.Builder, s string) {
+	if plainASCII(s) {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	raw, _ := json.Marshal(s)
 	b.WriteString(unescapeHTML.Replace(string(raw)))
+}
+
+// plainASCII is true for strings JSON writes verbatim: printable ASCII without '"' or '\\'.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // Canonical renders the number as JavaScript would print it (1.50 → 1.5, 1e2 → 100).

@@ -31,15 +31,15 @@ func impacts(d *TemplateDiff) map[string]string {
 
 func TestPropagationThroughEveryReferenceForm(t *testing.T) {
 	forms := map[string]string{
-		"Ref":          `{"Ref": "Bucket"}`,
-		"GetAtt list":  `{"Fn::GetAtt": ["Bucket", "Arn"]}`,
-		"GetAtt dot":   `{"Fn::GetAtt": "Bucket.Arn"}`,
-		"Sub":          `{"Fn::Sub": "${Bucket}-x"}`,
-		"Sub attr":     `{"Fn::Sub": "${Bucket.Arn}"}`,
-		"Sub list":     `{"Fn::Sub": ["${B}", {"B": {"Ref": "Bucket"}}]}`,
-		"Join nested":  `{"Fn::Join": ["", ["a", {"Ref": "Bucket"}]]}`,
-		"If nested":    `{"Fn::If": ["C", {"Ref": "Bucket"}, "x"]}`,
-		"Select deep":  `{"Fn::Select": [0, [{"Fn::Join": ["", [{"Ref": "Bucket"}]]}]]}`,
+		"Ref":           `{"Ref": "Bucket"}`,
+		"GetAtt list":   `{"Fn::GetAtt": ["Bucket", "Arn"]}`,
+		"GetAtt dot":    `{"Fn::GetAtt": "Bucket.Arn"}`,
+		"Sub":           `{"Fn::Sub": "${Bucket}-x"}`,
+		"Sub attr":      `{"Fn::Sub": "${Bucket.Arn}"}`,
+		"Sub list":      `{"Fn::Sub": ["${B}", {"B": {"Ref": "Bucket"}}]}`,
+		"Join nested":   `{"Fn::Join": ["", ["a", {"Ref": "Bucket"}]]}`,
+		"If nested":     `{"Fn::If": ["C", {"Ref": "Bucket"}, "x"]}`,
+		"Select deep":   `{"Fn::Select": [0, [{"Fn::Join": ["", [{"Ref": "Bucket"}]]}]]}`,
 		"Base64 of Sub": `{"Fn::Base64": {"Fn::Sub": "${Bucket}"}}`,
 	}
 	for name, ref := range forms {

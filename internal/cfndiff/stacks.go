@@ -3,8 +3,11 @@ package cfndiff
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/cfn"
@@ -100,7 +103,8 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 		byName[s.StackName] = s
 	}
 	matched := map[*assembly.Stack]bool{}
-	var out []*StackDiff
+	type pair struct{ old, new *assembly.Stack }
+	var pairs []pair
 	for _, ns := range newStacks {
 		os := byID[ns.QualifiedID()]
 		if os == nil {
@@ -112,21 +116,27 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 		if keep != nil && !keep(ns) && (os == nil || !keep(os)) {
 			continue
 		}
-		sd, err := diffStackPair(old, os, new, ns, opts)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sd)
+		pairs = append(pairs, pair{os, ns})
 	}
 	for _, os := range oldStacks {
 		if matched[os] || (keep != nil && !keep(os)) {
 			continue
 		}
-		sd, err := diffStackPair(old, os, new, nil, opts)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sd)
+		pairs = append(pairs, pair{os, nil})
+	}
+	// Stacks are independent: read, parse and diff them on every core.
+	out := make([]*StackDiff, len(pairs))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, p := range pairs {
+		g.Go(func() error {
+			sd, err := diffStackPair(old, p.old, new, p.new, opts)
+			out[i] = sd
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil

@@ -110,7 +110,8 @@ func optValue(v any, present bool) *value {
 	return &value{v}
 }
 
-// DiffJSON writes the report as JSON.
+// DiffJSON writes the report as one line of JSON: a 100-stack diff is megabytes, and indenting
+// it cost more than computing it (pipe through jq to read it).
 func DiffJSON(w io.Writer, r DiffReport) error {
 	c := r.Count()
 	out := diffJSON{Stacks: []stackJSON{}, Summary: summaryJSON{Create: c.Create, Update: c.Update, Replace: c.Replace,
@@ -119,7 +120,6 @@ func DiffJSON(w io.Writer, r DiffReport) error {
 		out.Stacks = append(out.Stacks, stackToJSON(s))
 	}
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }

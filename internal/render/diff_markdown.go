@@ -70,9 +70,14 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 		}
 		return b.String()
 	}
-	out := assemble()
-	for len(out) > budget {
-		// Degrade the most detailed, then largest, stack by one level.
+	// Sizes are tracked rather than re-assembled on every step: a 100-stack diff degrades
+	// hundreds of times, and each assembly would copy megabytes.
+	const footerReserve = 600 // the "… more stacks" line and the note, with the hint
+	total := len(head)
+	for _, p := range parts {
+		total += len(p)
+	}
+	for total+footerReserve > budget {
 		best := -1
 		for i := range parts {
 			if levels[i] == levelOmitted {
@@ -82,8 +87,8 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 				best = i
 			}
 		}
+		degraded = true
 		if best < 0 || levels[best] == levelSummary {
-			// Everything is a summary line: drop stacks from the end.
 			last := -1
 			for i := range parts {
 				if levels[i] != levelOmitted {
@@ -95,17 +100,21 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 					break
 				}
 				attentionMax /= 2 // the list of dangerous changes itself is too long: shorten it
+				total -= len(head)
 				head = "### cdkbot diff: " + mdText(headline(c)) + "\n\n" + attention(r, attentionMax)
-			} else {
-				levels[last] = levelOmitted
+				total += len(head)
+				continue
 			}
-		} else {
-			levels[best]--
-			parts[best] = stackMarkdown(r.Stacks[best], levels[best], opts)
+			levels[last] = levelOmitted
+			total -= len(parts[last])
+			continue
 		}
-		degraded = true
-		out = assemble()
+		levels[best]--
+		total -= len(parts[best])
+		parts[best] = stackMarkdown(r.Stacks[best], levels[best], opts)
+		total += len(parts[best])
 	}
+	out := assemble()
 	if len(out) > budget { // the attention list alone is too long: keep its head
 		out = truncateLines(out, budget-200) + "\n\n… (truncated to fit GitHub's comment size limit)\n"
 	}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Vendors the per-property update behaviour of every CloudFormation resource type from the
 # @aws-cdk/aws-service-spec npm package (the database @aws-cdk/cloudformation-diff itself uses),
-# as the compact table spec.tsv.gz that resourcespec embeds.
+# as the compact table spec.tsv that resourcespec embeds (uncompressed: it is indexed in place, so a
+# process that looks up a few types parses only those).
 #
 # Usage: internal/resourcespec/generate.sh [VERSION]   (default: 0.1.216, the reference's version)
 # Line format (tab-separated, sorted by type):
@@ -15,7 +16,7 @@ version=${1:-0.1.216}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && npm pack --loglevel=error "@aws-cdk/aws-service-spec@$version" >/dev/null && tar xzf ./*.tgz)
-node - "$tmp/package/db.json.gz" "$here/spec.tsv.gz" "$version" <<'JS'
+node - "$tmp/package/db.json.gz" "$here/spec.tsv" "$version" <<'JS'
 const fs = require('fs');
 const zlib = require('zlib');
 const [src, dst, version] = process.argv.slice(2);
@@ -32,6 +33,6 @@ for (const r of resources) {
   const scrutiny = r.scrutinizable && r.scrutinizable !== 'None' ? r.scrutinizable : '-';
   lines.push([r.cloudFormationType, r.isStateful ? 's' : '-', scrutiny, props.join(',')].join('\t'));
 }
-fs.writeFileSync(dst, zlib.gzipSync(lines.join('\n') + '\n', { level: 9 }));
+fs.writeFileSync(dst, lines.join('\n') + '\n');
 console.log(`wrote ${resources.length} resource types from @aws-cdk/aws-service-spec@${version}`);
 JS

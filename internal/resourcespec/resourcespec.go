@@ -3,14 +3,12 @@
 // resources and properties carry permissions (IAM policies, security-group rules).
 //
 // The data is the public resource specification as packaged in @aws-cdk/aws-service-spec, the
-// database @aws-cdk/cloudformation-diff uses, vendored by generate.sh into spec.tsv.gz (58 KB)
-// and parsed on first use.
+// database @aws-cdk/cloudformation-diff uses, vendored by generate.sh into spec.tsv (252 KB).
+// The table is indexed by type on first use and a type's properties are parsed only when that
+// type is looked up, so a short-lived process pays for the types it meets, not all 1,828.
 package resourcespec
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	_ "embed"
 	"fmt"
 	"strings"
@@ -19,8 +17,8 @@ import (
 
 //go:generate ./generate.sh
 
-//go:embed spec.tsv.gz
-var specGz []byte
+//go:embed spec.tsv
+var specTSV string
 
 // Behaviour is what CloudFormation does to a resource when a property changes.
 type Behaviour uint8
@@ -91,81 +89,103 @@ func (t *Type) Property(name string) (Property, bool) {
 // Spec is the resource specification.
 type Spec struct {
 	Source string // the package and version the data came from
-	types  map[string]*Type
+
+	lines map[string]string // type name → the rest of its line, parsed on demand
+	mu    sync.Mutex
+	types map[string]*Type
+	err   error
 }
 
 // Type returns the named resource type, or nil when the specification does not know it
 // (Custom::*, AWS::CDK::Metadata, a type newer than the data).
-func (s *Spec) Type(name string) *Type { return s.types[name] }
+func (s *Spec) Type(name string) *Type {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.types[name]; ok {
+		return t
+	}
+	line, ok := s.lines[name]
+	if !ok {
+		return nil
+	}
+	t, err := parseType(name, line)
+	if err != nil {
+		// The embedded data is validated by the package tests; a bad line degrades to "unknown".
+		s.err = err
+		return nil
+	}
+	s.types[name] = t
+	return t
+}
 
 // Len is the number of resource types.
-func (s *Spec) Len() int { return len(s.types) }
+func (s *Spec) Len() int { return len(s.lines) }
 
-var loadDefault = sync.OnceValues(func() (*Spec, error) { return Parse(specGz) })
+// Validate parses every type, for tests and generators.
+func (s *Spec) Validate() error {
+	for name, line := range s.lines {
+		if _, err := parseType(name, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-// Default returns the embedded specification. The data is tested at build time, so a failure
-// here means a corrupted binary.
-func Default() *Spec {
-	s, err := loadDefault()
-	if err != nil {
-		panic(fmt.Sprintf("embedded resource specification: %v", err))
+var loadDefault = sync.OnceValue(func() *Spec { return Parse(specTSV) })
+
+// Default returns the embedded specification.
+func Default() *Spec { return loadDefault() }
+
+// Parse indexes data in the format generate.sh writes; lines are parsed on lookup.
+func Parse(data string) *Spec {
+	s := &Spec{lines: map[string]string{}, types: map[string]*Type{}}
+	for len(data) > 0 {
+		line, rest, _ := strings.Cut(data, "\n")
+		data = rest
+		if c, ok := strings.CutPrefix(line, "# "); ok {
+			if s.Source == "" {
+				s.Source, _, _ = strings.Cut(c, " ")
+			}
+			continue
+		}
+		if name, fields, ok := strings.Cut(line, "\t"); ok {
+			s.lines[name] = fields
+		}
 	}
 	return s
 }
 
-// Parse reads gzipped data in the format generate.sh writes.
-func Parse(gz []byte) (*Spec, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return nil, err
+func parseType(name, line string) (*Type, error) {
+	fields := strings.Split(line, "\t")
+	if len(fields) != 3 {
+		return nil, fmt.Errorf("type %s: want 4 tab-separated fields, got %d", name, len(fields)+1)
 	}
-	s := &Spec{types: map[string]*Type{}}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if rest, ok := strings.CutPrefix(text, "# "); ok {
-			if s.Source == "" {
-				s.Source, _, _ = strings.Cut(rest, " ")
-			}
-			continue
-		}
-		fields := strings.Split(text, "\t")
-		if len(fields) != 4 {
-			return nil, fmt.Errorf("line %d: want 4 tab-separated fields, got %d", line, len(fields))
-		}
-		t := &Type{Name: fields[0], Stateful: fields[1] == "s", index: map[string]int{}}
-		if fields[2] != "-" {
-			t.Scrutiny = Scrutiny(fields[2])
-		}
-		if fields[3] != "" {
-			for _, p := range strings.Split(fields[3], ",") {
-				name, spec, ok := strings.Cut(p, "=")
-				if !ok {
-					return nil, fmt.Errorf("line %d: property %q has no behaviour", line, p)
-				}
-				code, scrutiny, _ := strings.Cut(spec, "/")
-				prop := Property{Name: name, Scrutiny: Scrutiny(scrutiny)}
-				switch code {
-				case "u":
-					prop.Behaviour = Mutable
-				case "r":
-					prop.Behaviour = Immutable
-				case "m":
-					prop.Behaviour = Conditional
-				default:
-					return nil, fmt.Errorf("line %d: property %s has behaviour %q", line, name, code)
-				}
-				t.index[name] = len(t.Properties)
-				t.Properties = append(t.Properties, prop)
-			}
-		}
-		s.types[t.Name] = t
+	t := &Type{Name: name, Stateful: fields[0] == "s", index: map[string]int{}}
+	if fields[1] != "-" {
+		t.Scrutiny = Scrutiny(fields[1])
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	if fields[2] == "" {
+		return t, nil
 	}
-	return s, nil
+	for _, p := range strings.Split(fields[2], ",") {
+		pname, spec, ok := strings.Cut(p, "=")
+		if !ok {
+			return nil, fmt.Errorf("type %s: property %q has no behaviour", name, p)
+		}
+		code, scrutiny, _ := strings.Cut(spec, "/")
+		prop := Property{Name: pname, Scrutiny: Scrutiny(scrutiny)}
+		switch code {
+		case "u":
+			prop.Behaviour = Mutable
+		case "r":
+			prop.Behaviour = Immutable
+		case "m":
+			prop.Behaviour = Conditional
+		default:
+			return nil, fmt.Errorf("type %s: property %s has behaviour %q", name, pname, code)
+		}
+		t.index[pname] = len(t.Properties)
+		t.Properties = append(t.Properties, prop)
+	}
+	return t, nil
 }
