@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,6 +72,11 @@ func TestEveryFixture(t *testing.T) {
 				}
 			}
 
+			// Diffing a fixture with itself finds nothing; this reads every template and nested stack.
+			if code := cli.Main(context.Background(), []string{"diff", dir, dir, "--fail"}, nil, io.Discard, io.Discard); code != cli.ExitOK {
+				t.Errorf("diff of the fixture with itself exited %d", code)
+			}
+
 			for _, f := range []string{"json", "text"} {
 				var out, errOut bytes.Buffer
 				code := cli.Main(context.Background(), []string{"inspect", dir, "--format", f}, nil, &out, &errOut)
@@ -81,5 +87,39 @@ func TestEveryFixture(t *testing.T) {
 				golden.Assert(t, dir+ext, out.Bytes())
 			}
 		})
+	}
+}
+
+// TestDiffAcrossFrameworkVersions diffs each app as synthesized by one framework version against
+// the next: framework upgrades are the changes users review most, and none may fail to diff.
+func TestDiffAcrossFrameworkVersions(t *testing.T) {
+	raw, err := os.ReadFile("versions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		dirs = append(dirs, strings.TrimPrefix(strings.ReplaceAll(f[0], "/", "-"), "@")+"@"+f[1])
+	}
+	diffs := 0
+	for _, app := range []string{"multi-env", "stage-nested", "large-template"} {
+		for i := 1; i < len(dirs); i++ {
+			old, new := filepath.Join(dirs[i-1], app), filepath.Join(dirs[i], app)
+			if _, err := os.Stat(old); err != nil {
+				continue
+			}
+			diffs++
+			var errOut strings.Builder
+			if code := cli.Main(context.Background(), []string{"diff", old, new, "--format", "json"}, nil, io.Discard, &errOut); code != cli.ExitOK {
+				t.Errorf("diff %s %s exited %d: %s", old, new, code, errOut.String())
+			}
+		}
+	}
+	if diffs < 18 {
+		t.Errorf("only %d version pairs diffed; is versions.txt in step with the fixture directories?", diffs)
 	}
 }
