@@ -173,9 +173,14 @@ func stackCounts(s *cfndiff.StackDiff) string {
 		}
 	}
 	var parts []string
-	for _, i := range []cfndiff.Impact{cfndiff.Replace, cfndiff.MayReplace, cfndiff.Destroy, cfndiff.Orphan, cfndiff.Create, cfndiff.Update, cfndiff.Import} {
-		if counts[i] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[i], i))
+	for _, k := range []struct {
+		impact    cfndiff.Impact
+		one, many string
+	}{{cfndiff.Replace, "replacement", "replacements"}, {cfndiff.MayReplace, "possible replacement", "possible replacements"},
+		{cfndiff.Destroy, "destroy", "destroys"}, {cfndiff.Orphan, "orphan", "orphans"}, {cfndiff.Create, "create", "creates"},
+		{cfndiff.Update, "update", "updates"}, {cfndiff.Import, "import", "imports"}} {
+		if n := counts[k.impact]; n > 0 {
+			parts = append(parts, plural(n, k.one, k.many))
 		}
 	}
 	if len(parts) == 0 {
