@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
+	"github.com/cdkbot/cdkbot/internal/semver"
 )
 
 // maxNesting bounds Stage nesting; real apps nest a few levels, a loop of directories nests forever.
@@ -138,7 +138,7 @@ func (l *loader) checkVersion(dir, file string, obj map[string]any) error {
 	if !ok {
 		return nil // schema validation reports a missing or non-string version
 	}
-	v, err := semver.StrictNewVersion(raw)
+	v, err := semver.Parse(raw)
 	if err != nil {
 		return newError(file, "/version", synthHint, "%q is not a semantic version", raw)
 	}
