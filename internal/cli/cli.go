@@ -123,7 +123,7 @@ func newRootCommand(streams IO) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
-	root.AddCommand(newVersionCommand(streams), newInspectCommand(streams), newDiffCommand(streams))
+	root.AddCommand(newVersionCommand(streams), newInspectCommand(streams), newDiffCommand(streams), newCompatCommand(streams))
 	return root
 }
 

@@ -42,7 +42,7 @@ func (k Kind) BumpFor() semver.Bump { return kindBump[k] }
 
 // Change is one difference between two versions of an API or schema.
 type Change struct {
-	Path   string      `json:"path"`   // JSON pointer into the old schema ("#/definitions/X/properties/y")
+	Path   string      `json:"path"` // JSON pointer into the old schema ("#/definitions/X/properties/y")
 	Kind   Kind        `json:"kind"`
 	Bump   semver.Bump `json:"-"`
 	Detail string      `json:"detail"` // one sentence for a person

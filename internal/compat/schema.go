@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
 )
 
 // CompareSchemas lists every change between two JSON Schemas (draft-07, as the cloud assembly

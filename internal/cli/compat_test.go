@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCompatCommands(t *testing.T) {
+	schemas := filepath.Join("..", "compat", "testdata", "schemas")
+	s53, s54 := filepath.Join(schemas, "53.0.0", "cloud-assembly.schema.json"), filepath.Join(schemas, "54.0.0", "cloud-assembly.schema.json")
+	dir := t.TempDir()
+	dangling := writeFile(t, dir, "dangling.json", `{"$ref": "#/definitions/Gone"}`)
+	notJSON := writeFile(t, dir, "bad.json", `{`)
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{"schema under-bumped", []string{"compat", "schema", s53, s54, "--declared-old", "53.0.0", "--declared-new", "53.1.0"}, ExitVerdict,
+			[]string{"required bump: major", "under-bumped"}, nil},
+		{"schema ok", []string{"compat", "schema", s53, s54, "--declared-old", "53.0.0", "--declared-new", "54.0.0"}, ExitOK, []string{": ok"}, nil},
+		{"schema no declared versions", []string{"compat", "schema", s53, s53}, ExitOK, []string{"0 change(s); required bump: none"}, nil},
+		{"schema json", []string{"compat", "schema", s53, s54, "--format", "json"}, ExitOK, []string{`"requiredBump": "major"`, `"verdict": null`}, nil},
+		{"dangling ref", []string{"compat", "schema", s53, dangling}, ExitUsage, nil, []string{"new schema", `"#/definitions/Gone" names a definition that does not exist`}},
+		{"not JSON", []string{"compat", "schema", notJSON, s53}, ExitUsage, nil, []string{"bad.json: not valid JSON"}},
+		{"half the declared pair", []string{"compat", "schema", s53, s54, "--declared-old", "1.0.0"}, ExitUsage, nil, []string{"go together"}},
+		{"spec", []string{"compat", "spec", ">=1.2,<2.0,!=1.5.0", "1.0.0", "1.2.0", "1.5.0", "1.9.0", "2.0.0"}, ExitOK, []string{"2 of 5", "latest: 1.9.0"}, nil},
+		{"bad spec", []string{"compat", "spec", ">=1.2,,<2", "1.0.0"}, ExitUsage, nil, []string{"comparator 2 is empty"}},
+		{"bad version", []string{"compat", "spec", "1", "1.x"}, ExitUsage, nil, []string{`"1.x" is not a semantic version`}},
+		{"resolve same minor", []string{"compat", "resolve", "1.2.9", "1.2.0", "1.2.3", "1.4.0"}, ExitOK, []string{"1.2.3 (same-minor match for 1.2.9)"}, nil},
+		{"resolve none", []string{"compat", "resolve", "3.0.0", "1.2.0"}, ExitVerdict, nil, []string{"no available version matches 3.0.0"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+	_, out, _ := run(t, "compat", "resolve", "1.3.0", "1.2.0", "1.5.2", "2.0.0", "--format", "json")
+	var r struct {
+		Wanted, Rule string
+		Resolved     *string
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Rule != "same-major" || r.Resolved == nil || *r.Resolved != "1.5.2" {
+		t.Errorf("resolve json: %s (%v)", out, err)
+	}
+}
