@@ -18,7 +18,8 @@ func newCompatCommand(streams IO) *cobra.Command {
 		Use:   "compat",
 		Short: "Compatibility checks: schema changes and the semver bump they need, version specs, version resolution",
 	}
-	cmd.AddCommand(newCompatSchemaCommand(streams), newCompatSpecCommand(streams), newCompatResolveCommand(streams))
+	cmd.AddCommand(newCompatSchemaCommand(streams), newCompatSpecCommand(streams), newCompatResolveCommand(streams),
+		newCompatMatrixCommand(streams))
 	return cmd
 }
 
@@ -252,4 +253,51 @@ func writeJSON(streams IO, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+func newCompatMatrixCommand(streams IO) *cobra.Command {
+	f := &format{value: "text", allowed: []string{"text", "json"}}
+	cmd := &cobra.Command{
+		Use:   "matrix",
+		Short: "Print the CLI × framework × bootstrap × app compatibility matrix with the outcome of each combination",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.value == "json" {
+				type row struct {
+					CLI       string `json:"cli"`
+					Framework string `json:"framework"`
+					Bootstrap string `json:"bootstrap"`
+					App       string `json:"app"`
+					Mode      string `json:"mode"`
+					Finding   string `json:"finding"`
+					Action    string `json:"action,omitempty"`
+					Decided   bool   `json:"decidedByCdkbot,omitempty"`
+				}
+				rows := []row{}
+				for _, r := range compat.Matrix {
+					rows = append(rows, row{r.CLI.String(), r.Framework.String(), r.Bootstrap.String(), r.App.String(),
+						string(r.Outcome), r.Finding, r.Action, r.Decided})
+				}
+				return writeJSON(streams, rows)
+			}
+			var b strings.Builder
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "CLI\tframework\tbootstrap\tapp\tmode\twhat happens")
+			for _, r := range compat.Matrix {
+				finding := r.Finding
+				if r.Action != "" {
+					finding += " → " + r.Action
+				}
+				if r.Decided {
+					finding += " [decided by cdkbot]"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.CLI, r.Framework, r.Bootstrap, r.App, r.Outcome, finding)
+			}
+			_ = tw.Flush()
+			_, err := fmt.Fprint(streams.Out, b.String())
+			return err
+		},
+	}
+	cmd.Flags().Var(f, "format", "output format: text or json")
+	return cmd
 }

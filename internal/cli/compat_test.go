@@ -33,6 +33,8 @@ func TestCompatCommands(t *testing.T) {
 		{"bad version", []string{"compat", "spec", "1", "1.x"}, ExitUsage, nil, []string{`"1.x" is not a semantic version`}},
 		{"resolve same minor", []string{"compat", "resolve", "1.2.9", "1.2.0", "1.2.3", "1.4.0"}, ExitOK, []string{"1.2.3 (same-minor match for 1.2.9)"}, nil},
 		{"resolve none", []string{"compat", "resolve", "3.0.0", "1.2.0"}, ExitVerdict, nil, []string{"no available version matches 3.0.0"}},
+		{"matrix", []string{"compat", "matrix"}, ExitOK, []string{"Run `cdk bootstrap aws://ACCOUNT/REGION`", "[decided by cdkbot]"}, nil},
+		{"matrix json", []string{"compat", "matrix", "--format", "json"}, ExitOK, []string{`"mode": "error"`, `"decidedByCdkbot": true`}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
