@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/compat"
+	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/semver"
 )
 
@@ -19,7 +22,7 @@ func newCompatCommand(streams IO) *cobra.Command {
 		Short: "Compatibility checks: schema changes and the semver bump they need, version specs, version resolution",
 	}
 	cmd.AddCommand(newCompatSchemaCommand(streams), newCompatSpecCommand(streams), newCompatResolveCommand(streams),
-		newCompatMatrixCommand(streams))
+		newCompatMatrixCommand(streams), newCompatAssemblyCommand(streams))
 	return cmd
 }
 
@@ -300,4 +303,137 @@ func newCompatMatrixCommand(streams IO) *cobra.Command {
 	}
 	cmd.Flags().Var(f, "format", "output format: text or json")
 	return cmd
+}
+
+// compatAssemblyOptions are the inputs of `cdkbot compat assembly`.
+type compatAssemblyOptions struct {
+	Base, Head string
+	Repo       string
+	Format     string
+}
+
+func newCompatAssemblyCommand(streams IO) *cobra.Command {
+	opts := compatAssemblyOptions{}
+	f := &format{value: "text", allowed: []string{"text", "markdown", "json"}}
+	cmd := &cobra.Command{
+		Use:   "assembly BASE HEAD",
+		Short: "Check a change between two assemblies: toolkit, CLI, bootstrap, deployment mode, framework, feature flags",
+		Long: "assembly compares the base and head cloud assemblies of a change, with what the repository pins\n" +
+			"(--repo: package.json or its lock file for the aws-cdk CLI, cdk.json context for feature flags).\n" +
+			"Exit code 1 when a check fails.",
+		Args: exactArgs(2, "two arguments, BASE and HEAD assembly directories"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Base, opts.Head, opts.Format = args[0], args[1], f.value
+			return runCompatAssembly(streams, opts)
+		},
+	}
+	cmd.Flags().Var(f, "format", "output format: text, markdown or json")
+	cmd.Flags().StringVar(&opts.Repo, "repo", "", "the repository of HEAD, for the pinned aws-cdk CLI and cdk.json context")
+	return cmd
+}
+
+func runCompatAssembly(streams IO, opts compatAssemblyOptions) error {
+	base, err := loadAssembly(opts.Base)
+	if err != nil {
+		return err
+	}
+	head, err := loadAssembly(opts.Head)
+	if err != nil {
+		return err
+	}
+	var facts compat.RepoFacts
+	if opts.Repo != "" {
+		if facts, err = readRepoFacts(opts.Repo); err != nil {
+			return err
+		}
+	}
+	checks := compat.CheckAssemblies(compat.AssemblyInput{Base: base, Head: head, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor})
+	switch opts.Format {
+	case "json":
+		err = writeJSON(streams, map[string]any{"status": compat.Worst(checks), "checks": checks})
+	case "markdown":
+		err = render.CompatMarkdown(streams.Out, checks)
+	default:
+		err = render.CompatText(streams.Out, checks)
+	}
+	if err != nil {
+		return err
+	}
+	if compat.Worst(checks) == compat.Fail {
+		return &verdictError{}
+	}
+	return nil
+}
+
+// readRepoFacts reads what a repository pins: the aws-cdk CLI from package-lock.json (exact),
+// else from package.json (the lowest version its range allows), and cdk.json's context.
+func readRepoFacts(dir string) (compat.RepoFacts, error) {
+	var facts compat.RepoFacts
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return facts, usagef("--repo %s: not a directory", dir)
+	}
+	read := func(name string, v any) (bool, error) {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if os.IsNotExist(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, usagef("%s: %v", filepath.Join(dir, name), err)
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return false, &inputError{fmt.Errorf("%s: not valid JSON: %w", filepath.Join(dir, name), err)}
+		}
+		return true, nil
+	}
+	var lock struct {
+		Packages map[string]struct {
+			Version string `json:"version"`
+		} `json:"packages"`
+		Dependencies map[string]struct {
+			Version string `json:"version"`
+		} `json:"dependencies"`
+	}
+	if ok, err := read("package-lock.json", &lock); err != nil {
+		return facts, err
+	} else if ok {
+		if p, found := lock.Packages["node_modules/aws-cdk"]; found {
+			facts.CLIVersion, facts.CLISource = p.Version, "package-lock.json"
+		} else if d, found := lock.Dependencies["aws-cdk"]; found {
+			facts.CLIVersion, facts.CLISource = d.Version, "package-lock.json"
+		}
+		if p, found := lock.Packages["node_modules/aws-cdk-lib"]; found {
+			facts.FrameworkVersion = p.Version
+		}
+	}
+	var pkg struct {
+		Dependencies    map[string]string `json:"dependencies"`
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	if ok, err := read("package.json", &pkg); err != nil {
+		return facts, err
+	} else if ok && facts.CLIVersion == "" {
+		for _, deps := range []map[string]string{pkg.DevDependencies, pkg.Dependencies} {
+			if r, found := deps["aws-cdk"]; found {
+				facts.CLIVersion, facts.CLISource = lowestOfRange(r), "package.json"
+			}
+		}
+	}
+	var cdkJSON struct {
+		Context map[string]any `json:"context"`
+	}
+	if _, err := read("cdk.json", &cdkJSON); err != nil {
+		return facts, err
+	}
+	facts.Context = cdkJSON.Context
+	return facts, nil
+}
+
+// lowestOfRange is the smallest version an npm range such as "^2.1020.0" or ">=2.1000.0 <3"
+// allows: the version its first comparator names.
+func lowestOfRange(r string) string {
+	first := strings.Fields(r)
+	if len(first) == 0 {
+		return ""
+	}
+	return strings.TrimLeft(first[0], "^~>=v")
 }

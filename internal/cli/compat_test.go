@@ -63,3 +63,49 @@ func TestCompatCommands(t *testing.T) {
 		t.Errorf("resolve json: %s (%v)", out, err)
 	}
 }
+
+func TestCompatAssemblyCommand(t *testing.T) {
+	repo := t.TempDir()
+	writeFile(t, repo, "package.json", `{"devDependencies": {"aws-cdk": "^2.1000.0"}}`)
+	writeFile(t, repo, "cdk.json", `{"app": "node app.js", "context": {"@aws-cdk/core:newStyleStackSynthesis": false}}`)
+	locked := t.TempDir()
+	writeFile(t, locked, "package.json", `{"devDependencies": {"aws-cdk": "^2.1000.0"}}`)
+	writeFile(t, locked, "package-lock.json", `{"lockfileVersion": 3, "packages": {"node_modules/aws-cdk": {"version": "2.1150.0"}}}`)
+	broken := t.TempDir()
+	writeFile(t, broken, "cdk.json", `{"context": `)
+	base, head := fixture(t, "aws-cdk-lib@2.200.0/multi-env"), fixture(t, "aws-cdk-lib@2.276.0/multi-env")
+	v1 := fixture(t, "aws-cdk-core@1.204.0/multi-env")
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{"outdated CLI fails", []string{"compat", "assembly", base, head, "--repo", repo}, ExitVerdict,
+			[]string{"✗ fail  cli", "aws-cdk 2.1000.0 (package.json)", "Upgrade aws-cdk to ≥ 2.1148.2 in package.json", "compatibility: fail"}, nil},
+		{"lock file wins", []string{"compat", "assembly", base, head, "--repo", locked}, ExitOK, []string{"aws-cdk 2.1150.0 satisfies", "compatibility: pass"}, nil},
+		{"v1 to v2 warns", []string{"compat", "assembly", v1, head, "--format", "markdown"}, ExitOK,
+			[]string{"#### Compatibility: warn", "legacy \\(1.0\\) to modern \\(2.0\\)"}, nil},
+		{"json", []string{"compat", "assembly", base, head, "--format", "json"}, ExitOK, []string{`"status": "pass"`, `"name": "framework"`}, nil},
+		{"broken cdk.json", []string{"compat", "assembly", base, head, "--repo", broken}, ExitUsage, nil, []string{"cdk.json: not valid JSON"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,135 @@
+package compat
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+)
+
+func fixture(t *testing.T, rel string) *assembly.Assembly {
+	t.Helper()
+	a, err := assembly.Load(os.DirFS("../../compat-fixtures/"+rel), rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func find(t *testing.T, checks []Check, name string) Check {
+	t.Helper()
+	for _, c := range checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q in %+v", name, checks)
+	return Check{}
+}
+
+type deployedFake map[string]int
+
+func (d deployedFake) DeployedBootstrapVersion(env assembly.Environment, _ string) (int, bool, error) {
+	if env.Account == "999999999999" {
+		return 0, false, errors.New("access denied")
+	}
+	v, ok := d[env.String()]
+	return v, ok, nil
+}
+
+func TestV1ToV2Migration(t *testing.T) {
+	checks := CheckAssemblies(AssemblyInput{Base: fixture(t, "aws-cdk-core@1.204.0/multi-env"), Head: fixture(t, "aws-cdk-lib@2.0.0/multi-env"), ToolSchemaMax: 55})
+	if c := find(t, checks, "mode"); c.Status != Warn || !strings.Contains(c.Action, "cdk bootstrap") {
+		t.Errorf("mode: %+v", c)
+	}
+	if c := find(t, checks, "framework"); c.Status != Warn || !strings.Contains(c.Finding, "@aws-cdk/core 1.204.0 to aws-cdk-lib 2.0.0") || !strings.Contains(c.Action, "v1 → v2") {
+		t.Errorf("framework: %+v", c)
+	}
+	if c := find(t, checks, "bootstrap aws://111111111111/us-east-1"); c.Status != Warn || !strings.Contains(c.Action, "cdk bootstrap aws://111111111111/us-east-1") {
+		t.Errorf("bootstrap: %+v", c)
+	}
+	if Worst(checks) != Warn {
+		t.Errorf("worst %s", Worst(checks))
+	}
+}
+
+func TestMinorUpgradeWithOutdatedCLI(t *testing.T) {
+	in := AssemblyInput{Base: fixture(t, "aws-cdk-lib@2.200.0/multi-env"), Head: fixture(t, "aws-cdk-lib@2.276.0/multi-env"), ToolSchemaMax: 55,
+		Repo: RepoFacts{CLIVersion: "2.1000.0", CLISource: "package-lock.json"}}
+	checks := CheckAssemblies(in)
+	if c := find(t, checks, "cli"); c.Status != Fail || c.Action != "Upgrade aws-cdk to ≥ 2.1148.2 in package.json" {
+		t.Errorf("cli: %+v", c)
+	}
+	if c := find(t, checks, "framework"); c.Status != Pass || !strings.Contains(c.Finding, "aws-cdk-lib 2.200.0 → 2.276.0 (minor); schema 44.0.0 → 55.0.0") {
+		t.Errorf("framework: %+v", c)
+	}
+	if c := find(t, checks, "mode"); c.Status != Pass {
+		t.Errorf("mode: %+v", c)
+	}
+	in.Repo.CLIVersion = "2.1148.2"
+	if c := find(t, CheckAssemblies(in), "cli"); c.Status != Pass {
+		t.Errorf("cli with a recent CLI: %+v", c)
+	}
+	// A framework without minimumCliVersion is compared with the framework version.
+	in.Head, in.Repo.CLIVersion = fixture(t, "aws-cdk-lib@2.100.0/multi-env"), "2.50.0"
+	if c := find(t, CheckAssemblies(in), "cli"); c.Status != Fail || !strings.Contains(c.Finding, "the framework version 2.100.0") {
+		t.Errorf("cli against the framework version: %+v", c)
+	}
+}
+
+func TestToolkitTooOld(t *testing.T) {
+	c := find(t, CheckAssemblies(AssemblyInput{Head: fixture(t, "aws-cdk-lib@2.276.0/multi-env"), ToolSchemaMax: 50}), "toolkit")
+	if c.Status != Fail || !strings.Contains(c.Action, "Upgrade cdkbot") {
+		t.Errorf("toolkit: %+v", c)
+	}
+}
+
+func TestDeployedBootstrapVersions(t *testing.T) {
+	head := fixture(t, "aws-cdk-lib@2.276.0/multi-env")
+	checks := CheckAssemblies(AssemblyInput{Base: head, Head: head, ToolSchemaMax: 55,
+		Deployed: deployedFake{"aws://111111111111/us-east-1": 30}})
+	if c := find(t, checks, "bootstrap aws://111111111111/us-east-1"); c.Status != Pass || !strings.Contains(c.Finding, "version 30 is deployed") {
+		t.Errorf("bootstrapped: %+v", c)
+	}
+	if c := find(t, checks, "bootstrap aws://222222222222/eu-west-1"); c.Status != Fail || !strings.Contains(c.Finding, "not bootstrapped") ||
+		c.Action != "Run `cdk bootstrap aws://222222222222/eu-west-1` before merging" {
+		t.Errorf("not bootstrapped: %+v", c)
+	}
+	if c := find(t, checks, "bootstrap aws://unknown-account/unknown-region"); c.Status != Pass {
+		t.Errorf("environment-agnostic stacks cannot be looked up: %+v", c)
+	}
+	checks = CheckAssemblies(AssemblyInput{Base: head, Head: head, ToolSchemaMax: 55, Deployed: deployedFake{"aws://111111111111/us-east-1": 5}})
+	if c := find(t, checks, "bootstrap aws://111111111111/us-east-1"); c.Status != Fail || !strings.Contains(c.Finding, "version 5 is deployed") {
+		t.Errorf("old bootstrap: %+v", c)
+	}
+}
+
+func TestFeatureFlagChanges(t *testing.T) {
+	a := fixture(t, "aws-cdk-lib@2.276.0/multi-env")
+	checks := CheckAssemblies(AssemblyInput{Base: a, Head: a, ToolSchemaMax: 55,
+		Repo: RepoFacts{Context: map[string]any{"@aws-cdk/core:newStyleStackSynthesis": false, "unrelated": 1}}})
+	c := find(t, checks, "feature flags")
+	if c.Status != Warn || !strings.Contains(c.Finding, "@aws-cdk/core:newStyleStackSynthesis: true → false") {
+		t.Errorf("flags: %+v", c)
+	}
+	if c := find(t, CheckAssemblies(AssemblyInput{Base: a, Head: a, ToolSchemaMax: 55}), "feature flags"); c.Status != Pass {
+		t.Errorf("unchanged flags: %+v", c)
+	}
+}
+
+// Every compat fixture, as the head of a PR against the previous framework version, yields
+// checks without panicking, and none fails the toolkit gate.
+func TestCompatFixturesAgainstToday(t *testing.T) {
+	for _, pair := range [][2]string{{"aws-cdk-core@1.20.0", "aws-cdk-core@1.100.0"}, {"aws-cdk-core@1.100.0", "aws-cdk-core@1.204.0"},
+		{"aws-cdk-core@1.204.0", "aws-cdk-lib@2.0.0"}, {"aws-cdk-lib@2.0.0", "aws-cdk-lib@2.50.0"}, {"aws-cdk-lib@2.50.0", "aws-cdk-lib@2.100.0"},
+		{"aws-cdk-lib@2.100.0", "aws-cdk-lib@2.200.0"}, {"aws-cdk-lib@2.200.0", "aws-cdk-lib@2.276.0"}} {
+		for _, app := range []string{"multi-env", "large-template"} {
+			checks := CheckAssemblies(AssemblyInput{Base: fixture(t, pair[0]+"/"+app), Head: fixture(t, pair[1]+"/"+app), ToolSchemaMax: 55})
+			if c := find(t, checks, "toolkit"); c.Status != Pass {
+				t.Errorf("%v %s: %+v", pair, app, c)
+			}
+		}
+	}
+}
