@@ -56,7 +56,7 @@ type AssemblyInput struct {
 func CheckAssemblies(in AssemblyInput) []Check {
 	checks := []Check{toolkitGate(in), cliCheck(in)}
 	checks = append(checks, bootstrapChecks(in)...)
-	checks = append(checks, modeCheck(in), frameworkCheck(in))
+	checks = append(checks, modeCheck(in), frameworkCheck(in), schemaCheck(in))
 	checks = append(checks, featureFlagChecks(in)...)
 	return checks
 }
@@ -305,4 +305,38 @@ func jsonString(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// schemaCheck names the cloud assembly schema changes between base and head when both schema
+// versions are embedded. It is information: whether a CLI can read head is the "cli" check.
+func schemaCheck(in AssemblyInput) Check {
+	c := Check{Name: "schema", Status: Pass}
+	if in.Base == nil || in.Base.Version == in.Head.Version {
+		c.Finding = "schema " + in.Head.Version + " (unchanged)"
+		return c
+	}
+	bs, ok1 := KnownSchema(in.Base.Version)
+	hs, ok2 := KnownSchema(in.Head.Version)
+	if !ok1 || !ok2 {
+		c.Finding = fmt.Sprintf("schema %s → %s (the changes between them are not in cdkbot's schema history)", in.Base.Version, in.Head.Version)
+		return c
+	}
+	old, err1 := bs.Load()
+	new, err2 := hs.Load()
+	if err1 != nil || err2 != nil {
+		c.Status, c.Finding = Warn, "cannot read the embedded schema history"
+		return c
+	}
+	changes, err := CompareSchemas(old, new)
+	if err != nil {
+		c.Status, c.Finding = Warn, err.Error()
+		return c
+	}
+	counts := map[semver.Bump]int{}
+	for _, ch := range changes {
+		counts[ch.Bump]++
+	}
+	c.Finding = fmt.Sprintf("schema %s → %s: %d changes (%d major, %d minor, %d patch), requiring a %s bump for readers of old assemblies",
+		in.Base.Version, in.Head.Version, len(changes), counts[semver.Major], counts[semver.Minor], counts[semver.Patch], RequiredBump(changes))
+	return c
 }

@@ -68,6 +68,13 @@ func TestMinorUpgradeWithOutdatedCLI(t *testing.T) {
 	if c := find(t, checks, "mode"); c.Status != Pass {
 		t.Errorf("mode: %+v", c)
 	}
+	// 44.0.0 is between the embedded releases: the changes cannot be named.
+	if c := find(t, checks, "schema"); !strings.Contains(c.Finding, "not in cdkbot's schema history") {
+		t.Errorf("schema: %+v", c)
+	}
+	if c := find(t, CheckAssemblies(AssemblyInput{Base: fixture(t, "aws-cdk-lib@2.100.0/multi-env"), Head: fixture(t, "aws-cdk-lib@2.276.0/multi-env"), ToolSchemaMax: 55}), "schema"); !strings.Contains(c.Finding, "schema 34.0.0 → 55.0.0:") || !strings.Contains(c.Finding, "requiring a major bump") {
+		t.Errorf("schema 34 → 55: %+v", c)
+	}
 	in.Repo.CLIVersion = "2.1148.2"
 	if c := find(t, CheckAssemblies(in), "cli"); c.Status != Pass {
 		t.Errorf("cli with a recent CLI: %+v", c)
@@ -119,16 +126,24 @@ func TestFeatureFlagChanges(t *testing.T) {
 	}
 }
 
-// Every compat fixture, as the head of a PR against the previous framework version, yields
-// checks without panicking, and none fails the toolkit gate.
+// Every compat fixture from an old framework, as the base of a PR that upgrades to today's
+// framework, yields its checks: the toolkit reads the head, the framework change is named, and
+// a move from legacy to modern synthesis is flagged.
 func TestCompatFixturesAgainstToday(t *testing.T) {
-	for _, pair := range [][2]string{{"aws-cdk-core@1.20.0", "aws-cdk-core@1.100.0"}, {"aws-cdk-core@1.100.0", "aws-cdk-core@1.204.0"},
-		{"aws-cdk-core@1.204.0", "aws-cdk-lib@2.0.0"}, {"aws-cdk-lib@2.0.0", "aws-cdk-lib@2.50.0"}, {"aws-cdk-lib@2.50.0", "aws-cdk-lib@2.100.0"},
-		{"aws-cdk-lib@2.100.0", "aws-cdk-lib@2.200.0"}, {"aws-cdk-lib@2.200.0", "aws-cdk-lib@2.276.0"}} {
+	today := "aws-cdk-lib@2.276.0"
+	for _, old := range []string{"aws-cdk-core@1.20.0", "aws-cdk-core@1.100.0", "aws-cdk-core@1.204.0", "aws-cdk-lib@2.0.0",
+		"aws-cdk-lib@2.50.0", "aws-cdk-lib@2.100.0", "aws-cdk-lib@2.200.0"} {
 		for _, app := range []string{"multi-env", "large-template"} {
-			checks := CheckAssemblies(AssemblyInput{Base: fixture(t, pair[0]+"/"+app), Head: fixture(t, pair[1]+"/"+app), ToolSchemaMax: 55})
+			base := fixture(t, old+"/"+app)
+			checks := CheckAssemblies(AssemblyInput{Base: base, Head: fixture(t, today+"/"+app), ToolSchemaMax: 55})
 			if c := find(t, checks, "toolkit"); c.Status != Pass {
-				t.Errorf("%v %s: %+v", pair, app, c)
+				t.Errorf("%s %s: %+v", old, app, c)
+			}
+			if c := find(t, checks, "framework"); !strings.Contains(c.Finding, "2.276.0") {
+				t.Errorf("%s %s framework: %+v", old, app, c)
+			}
+			if c := find(t, checks, "mode"); (base.Mode() == assembly.ModeLegacy) != (c.Status == Warn) {
+				t.Errorf("%s %s mode: %+v", old, app, c)
 			}
 		}
 	}

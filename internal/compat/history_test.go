@@ -1,10 +1,7 @@
 package compat
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,59 +9,31 @@ import (
 	"github.com/cdkbot/cdkbot/internal/testutil/golden"
 )
 
-// declaredVersion is the schema version a package release declares: the "version" of its
-// schema version file in the CDK v1/v2-tracking era, the package version itself since the schema
-// package is versioned on its own (its major is the schema revision).
-func declaredVersion(t *testing.T, dir, pkg string) semver.Version {
-	for _, f := range []string{"cloud-assembly.version.json", "version.json"} {
-		raw, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			continue
-		}
-		var v struct {
-			Version string `json:"version"`
-		}
-		if json.Unmarshal(raw, &v) == nil && v.Version != "" {
-			return semver.MustParse(v.Version)
-		}
-	}
-	return semver.MustParse(pkg)
-}
-
 // TestSchemaHistory runs the checker on every consecutive pair of published schema versions
 // (testdata/schemas, fetched by fetch.sh) and records, in a golden table, the bump the changes
 // require against the bump the package declared.
 func TestSchemaHistory(t *testing.T) {
-	raw, err := os.ReadFile("testdata/schemas/versions.txt")
-	if err != nil {
-		t.Fatal(err)
+	published := PublishedSchemas()
+	if len(published) < 21 {
+		t.Fatalf("%d published schemas embedded, want at least 21", len(published))
 	}
-	var versions []string
-	for _, l := range strings.Split(string(raw), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			versions = append(versions, l)
-		}
-	}
-	if len(versions) < 21 {
-		t.Fatalf("%d schema versions, want at least 21", len(versions))
-	}
-	load := func(v string) any {
-		raw, err := os.ReadFile(filepath.Join("testdata/schemas", v, "cloud-assembly.schema.json"))
+	load := func(p PublishedSchema) any {
+		v, err := p.Load()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", p.Package, err)
 		}
-		return decode(t, string(raw))
+		return v
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-9s %-9s %-15s %6s %-8s %-8s %s\n", "package", "→", "schema", "changes", "required", "declared", "verdict")
 	verdicts := map[Verdict]int{}
-	for i := 1; i < len(versions); i++ {
-		oldV, newV := versions[i-1], versions[i]
-		changes, err := CompareSchemas(load(oldV), load(newV))
+	for i := 1; i < len(published); i++ {
+		oldV, newV := published[i-1].Package, published[i].Package
+		changes, err := CompareSchemas(load(published[i-1]), load(published[i]))
 		if err != nil {
 			t.Fatalf("%s → %s: %v", oldV, newV, err)
 		}
-		od, nd := declaredVersion(t, filepath.Join("testdata/schemas", oldV), oldV), declaredVersion(t, filepath.Join("testdata/schemas", newV), newV)
+		od, nd := semver.MustParse(published[i-1].Declared), semver.MustParse(published[i].Declared)
 		required := RequiredBump(changes)
 		declared, forward := semver.BumpBetween(od, nd)
 		verdict := Verdict("parallel-line")
@@ -83,7 +52,7 @@ func TestSchemaHistory(t *testing.T) {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "\n%d pairs: %d ok, %d under-bumped, %d over-bumped, %d no-bump, %d between parallel release lines\n", len(versions)-1,
+	fmt.Fprintf(&b, "\n%d pairs: %d ok, %d under-bumped, %d over-bumped, %d no-bump, %d between parallel release lines\n", len(published)-1,
 		verdicts[OK], verdicts[UnderBumped], verdicts[OverBumped], verdicts[NoBump], verdicts["parallel-line"])
 	golden.Assert(t, "testdata/schema-history.txt", []byte(b.String()))
 }
