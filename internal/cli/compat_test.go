@@ -1,16 +1,38 @@
 package cli
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// publishedSchema writes the real published schema of a @aws-cdk/cloud-assembly-schema version
+// (from compat's vendored history) to dir and returns its path.
+func publishedSchema(t *testing.T, dir, version string) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "compat", "history", version+".schema.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeFile(t, dir, version+".schema.json", string(raw))
+}
+
 func TestCompatCommands(t *testing.T) {
-	schemas := filepath.Join("..", "compat", "testdata", "schemas")
-	s53, s54 := filepath.Join(schemas, "53.0.0", "cloud-assembly.schema.json"), filepath.Join(schemas, "54.0.0", "cloud-assembly.schema.json")
 	dir := t.TempDir()
+	s53, s54 := publishedSchema(t, dir, "53.0.0"), publishedSchema(t, dir, "54.0.0")
 	dangling := writeFile(t, dir, "dangling.json", `{"$ref": "#/definitions/Gone"}`)
 	notJSON := writeFile(t, dir, "bad.json", `{`)
 	cases := []struct {
