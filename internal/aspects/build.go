@@ -16,8 +16,8 @@ type App struct {
 	byID   map[string]*assembly.Stack
 }
 
-// Artifact returns the assembly stack behind a tree stack.
-func (a *App) Artifact(s *Stack) *assembly.Stack { return a.byID[s.ID] }
+// ArtifactByID returns the assembly stack of a stack id (its qualified artifact id).
+func (a *App) ArtifactByID(id string) *assembly.Stack { return a.byID[id] }
 
 // Build rebuilds the construct tree from tree.json and the stack templates. Resources are
 // linked to their template entries through the aws:cdk:logicalId metadata; an assembly without

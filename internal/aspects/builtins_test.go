@@ -1,6 +1,7 @@
 package aspects
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -189,6 +190,44 @@ func TestMatchPath(t *testing.T) {
 		{"*/Api/*", "Prod/Api/Table", true}, {"Dev/**", "Prod/Api", false}, {"Prod/Ap*", "Prod/Api", true}} {
 		if MatchPath(tc.glob, tc.path) != tc.want {
 			t.Errorf("%s %s", tc.glob, tc.path)
+		}
+	}
+}
+
+// Every built-in runs over every compat fixture without error, on frameworks from 1.20 to today.
+func TestAllBuiltinsOnEveryFixture(t *testing.T) {
+	all := `aspects:
+  - use: tags
+    with: { tags: { team: core } }
+  - use: bucket-access-logging
+  - use: require-tags
+    with: { keys: [team] }
+  - use: require-encryption
+  - use: require-bucket-versioning
+  - use: block-public-buckets
+  - use: no-wildcard-iam
+  - use: retain-stateful
+`
+	manifests, _ := filepath.Glob("../../compat-fixtures/*@*/*/manifest.json")
+	for _, m := range manifests {
+		_, rep := runConfig(t, filepath.Dir(m), all)
+		if len(violations(rep, "require-tags")) != 0 {
+			t.Errorf("%s: tags did not reach every taggable resource: %+v", m, violations(rep, "require-tags"))
+		}
+		if rep.Passes < 2 || rep.Passes > 3 {
+			t.Errorf("%s: %d passes", m, rep.Passes)
+		}
+	}
+}
+
+func TestScopeLimitsAnAspect(t *testing.T) {
+	_, rep := runConfig(t, shop, "aspects:\n  - use: tags\n    scope: ShopData/**\n    with: { tags: { team: data } }\n")
+	if len(rep.Mutations) == 0 {
+		t.Fatal("nothing tagged")
+	}
+	for _, m := range rep.Mutations {
+		if m.Stack != "ShopData" {
+			t.Errorf("out of scope: %+v", m)
 		}
 	}
 }

@@ -83,6 +83,12 @@ type inputError struct{ err error }
 func (e *inputError) Error() string { return e.err.Error() }
 func (e *inputError) Unwrap() error { return e.err }
 
+// operationError is a failure of the machine or an outside system (disk, AWS, GitHub).
+type operationError struct{ err error }
+
+func (e *operationError) Error() string { return e.err.Error() }
+func (e *operationError) Unwrap() error { return e.err }
+
 // verdictError carries a negative verdict whose explanation the command already printed.
 type verdictError struct{}
 
@@ -123,7 +129,7 @@ func newRootCommand(streams IO) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
-	root.AddCommand(newVersionCommand(streams), newInspectCommand(streams), newDiffCommand(streams), newCompatCommand(streams))
+	root.AddCommand(newVersionCommand(streams), newInspectCommand(streams), newDiffCommand(streams), newCompatCommand(streams), newCheckCommand(streams))
 	return root
 }
 

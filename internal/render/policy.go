@@ -1,0 +1,95 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/cdkbot/cdkbot/internal/aspects"
+)
+
+// PolicyJSON writes the policy report (shape documented in the README).
+func PolicyJSON(w io.Writer, r *aspects.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+func policyCounts(r *aspects.Report) (errors, warnings, suppressed int) {
+	for _, v := range r.Violations {
+		switch {
+		case v.Suppressed:
+			suppressed++
+		case v.Severity == "error":
+			errors++
+		default:
+			warnings++
+		}
+	}
+	return
+}
+
+// PolicyText writes the policy report for a terminal.
+func PolicyText(w io.Writer, r *aspects.Report) error {
+	ew := &errWriter{w: w}
+	errs, warns, supp := policyCounts(r)
+	ew.printf("policy: %d error(s), %d warning(s), %d suppressed, %d change(s) by mutating aspects, %d pass(es)\n",
+		errs, warns, supp, len(r.Mutations), r.Passes)
+	if len(r.Mutations) > 0 {
+		ew.printf("\nChanges made by aspects (the templates cdkbot diffs and deploys include them)\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		for _, m := range r.Mutations {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", m.Aspect, m.Path, m.Change)
+		}
+		_ = tw.Flush()
+	}
+	if len(r.Violations) > 0 {
+		ew.printf("\nViolations\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		for _, v := range r.Violations {
+			sev := v.Severity
+			if v.Suppressed {
+				sev = "suppressed"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s", sev, v.Rule, v.Path, v.Message)
+			if v.Suppressed {
+				fmt.Fprintf(tw, " (reason: %s)", v.Reason)
+			}
+			fmt.Fprintln(tw)
+		}
+		_ = tw.Flush()
+	}
+	for _, wn := range r.Warnings {
+		ew.printf("warning: %s\n", wn)
+	}
+	return ew.err
+}
+
+// PolicyMarkdown writes the "Policy" section of a PR comment.
+func PolicyMarkdown(w io.Writer, r *aspects.Report) error {
+	ew := &errWriter{w: w}
+	errs, warns, supp := policyCounts(r)
+	ew.printf("#### Policy: %d error(s), %d warning(s), %d suppressed\n\n", errs, warns, supp)
+	if len(r.Mutations) > 0 {
+		ew.printf("> [!IMPORTANT]\n> Mutating aspects changed the templates that are diffed and deployed (%d change(s)).\n\n", len(r.Mutations))
+		ew.printf("| Aspect | Construct | Change |\n|---|---|---|\n")
+		for _, m := range r.Mutations {
+			ew.printf("| %s | %s | %s |\n", mdCode(m.Aspect, 60), mdCode(m.Path, 200), mdText(m.Change))
+		}
+		ew.printf("\n")
+	}
+	if len(r.Violations) > 0 {
+		ew.printf("| | Rule | Construct | Finding |\n|:-:|---|---|---|\n")
+		for _, v := range r.Violations {
+			mark := map[string]string{"error": "✗", "warning": "!"}[v.Severity]
+			finding := mdText(v.Message)
+			if v.Suppressed {
+				mark, finding = "–", "~~"+finding+"~~ suppressed: "+mdText(v.Reason)
+			}
+			ew.printf("| %s | %s | %s | %s |\n", mark, mdCode(v.Rule, 60), mdCode(v.Path, 200), finding)
+		}
+	}
+	return ew.err
+}
