@@ -20,13 +20,7 @@ func TestCheckCommand(t *testing.T) {
 	strict := writeFile(t, dir, "strict.yml", "aspects:\n  - use: retain-stateful\n")
 	bad := writeFile(t, dir, "bad.yml", "aspects:\n  - use: tags\n    colour: red\n")
 	out := filepath.Join(dir, "mutated")
-	cases := []struct {
-		name   string
-		args   []string
-		code   int
-		stdout []string
-		stderr []string
-	}{
+	cases := []cliCase{
 		{"mutations pass", []string{"check", shop, "--config", policy, "--write", out}, ExitOK,
 			[]string{"0 error(s)", "added tag team=core", "added access-log bucket CdkbotAccessLogsBucket"}, nil},
 		{"violations fail", []string{"check", shop, "--config", strict}, ExitVerdict, []string{"error", "retain-stateful", "DeletionPolicy: Delete"}, nil},
@@ -37,24 +31,7 @@ func TestCheckCommand(t *testing.T) {
 		{"write over an existing dir", []string{"check", shop, "--config", policy, "--write", dir}, ExitUsage, nil, []string{"the directory exists"}},
 		{"no stabilization", []string{"check", shop, "--config", policy, "--no-stabilization"}, ExitOK, []string{"1 pass(es)"}, nil},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := run(t, tc.args...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
-			}
-			for _, w := range tc.stdout {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, stdout)
-				}
-			}
-			for _, w := range tc.stderr {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
-		})
-	}
+	runCases(t, cases)
 	// The written assembly loads, and a diff against the original shows exactly the mutations.
 	code, stdout, stderr := run(t, "diff", shop, out, "--format", "json")
 	if code != ExitOK || !strings.Contains(stdout, `"logicalId":"CdkbotAccessLogsBucket","impact":"create"`) {

@@ -108,3 +108,34 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("exit %d, %v: %s", code, err, out)
 	}
 }
+
+// cliCase is one command line with the exit code and output fragments it must produce.
+type cliCase struct {
+	name   string
+	args   []string
+	code   int
+	stdout []string
+	stderr []string
+}
+
+func runCases(t *testing.T, cases []cliCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}

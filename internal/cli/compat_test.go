@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -35,13 +34,7 @@ func TestCompatCommands(t *testing.T) {
 	s53, s54 := publishedSchema(t, dir, "53.0.0"), publishedSchema(t, dir, "54.0.0")
 	dangling := writeFile(t, dir, "dangling.json", `{"$ref": "#/definitions/Gone"}`)
 	notJSON := writeFile(t, dir, "bad.json", `{`)
-	cases := []struct {
-		name   string
-		args   []string
-		code   int
-		stdout []string
-		stderr []string
-	}{
+	cases := []cliCase{
 		{"schema under-bumped", []string{"compat", "schema", s53, s54, "--declared-old", "53.0.0", "--declared-new", "53.1.0"}, ExitVerdict,
 			[]string{"required bump: major", "under-bumped"}, nil},
 		{"schema ok", []string{"compat", "schema", s53, s54, "--declared-old", "53.0.0", "--declared-new", "54.0.0"}, ExitOK, []string{": ok"}, nil},
@@ -58,24 +51,7 @@ func TestCompatCommands(t *testing.T) {
 		{"matrix", []string{"compat", "matrix"}, ExitOK, []string{"Run `cdk bootstrap aws://ACCOUNT/REGION`", "[decided by cdkbot]"}, nil},
 		{"matrix json", []string{"compat", "matrix", "--format", "json"}, ExitOK, []string{`"mode": "error"`, `"decidedByCdkbot": true`}, nil},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := run(t, tc.args...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
-			}
-			for _, w := range tc.stdout {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, stdout)
-				}
-			}
-			for _, w := range tc.stderr {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
-		})
-	}
+	runCases(t, cases)
 	_, out, _ := run(t, "compat", "resolve", "1.3.0", "1.2.0", "1.5.2", "2.0.0", "--format", "json")
 	var r struct {
 		Wanted, Rule string
@@ -97,13 +73,7 @@ func TestCompatAssemblyCommand(t *testing.T) {
 	writeFile(t, broken, "cdk.json", `{"context": `)
 	base, head := fixture(t, "aws-cdk-lib@2.200.0/multi-env"), fixture(t, "aws-cdk-lib@2.276.0/multi-env")
 	v1 := fixture(t, "aws-cdk-core@1.204.0/multi-env")
-	cases := []struct {
-		name   string
-		args   []string
-		code   int
-		stdout []string
-		stderr []string
-	}{
+	cases := []cliCase{
 		{"outdated CLI fails", []string{"compat", "assembly", base, head, "--repo", repo}, ExitVerdict,
 			[]string{"✗ fail  cli", "aws-cdk 2.1000.0 (package.json)", "Upgrade aws-cdk to ≥ 2.1148.2 in package.json", "compatibility: fail"}, nil},
 		{"lock file wins", []string{"compat", "assembly", base, head, "--repo", locked}, ExitOK, []string{"aws-cdk 2.1150.0 satisfies", "compatibility: pass"}, nil},
@@ -112,22 +82,5 @@ func TestCompatAssemblyCommand(t *testing.T) {
 		{"json", []string{"compat", "assembly", base, head, "--format", "json"}, ExitOK, []string{`"status": "pass"`, `"name": "framework"`}, nil},
 		{"broken cdk.json", []string{"compat", "assembly", base, head, "--repo", broken}, ExitUsage, nil, []string{"cdk.json: not valid JSON"}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := run(t, tc.args...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
-			}
-			for _, w := range tc.stdout {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, stdout)
-				}
-			}
-			for _, w := range tc.stderr {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
-		})
-	}
+	runCases(t, cases)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -25,13 +24,7 @@ func TestDiffCommand(t *testing.T) {
 	broken := writeFile(t, dir, "broken.json", "{\n  \"Resources\": {\n    \"Q\": }\n}")
 	fixture := fixture(t, "aws-cdk-lib@2.276.0/multi-env")
 
-	cases := []struct {
-		name   string
-		args   []string
-		code   int
-		stdout []string
-		stderr []string
-	}{
+	cases := []cliCase{
 		{"replacement, text", []string{"diff", oldJSON, newYAML}, ExitOK, []string{"1 replacement", "[±] replace", "QueueName", `"a" → "b"`}, nil},
 		{"--fail with changes", []string{"diff", oldJSON, newYAML, "--fail"}, ExitVerdict, []string{"1 replacement"}, nil},
 		{"--fail without changes", []string{"diff", oldJSON, sameYAML, "--fail"}, ExitOK, []string{"no changes"}, nil},
@@ -44,24 +37,7 @@ func TestDiffCommand(t *testing.T) {
 		{"assembly to itself", []string{"diff", fixture, fixture, "--fail"}, ExitOK, []string{"no changes"}, nil},
 		{"stack filter", []string{"diff", fixture, fixture, "--stacks", "Europe"}, ExitOK, []string{"Stack Europe"}, nil},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := run(t, tc.args...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
-			}
-			for _, w := range tc.stdout {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, stdout)
-				}
-			}
-			for _, w := range tc.stderr {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
-		})
-	}
+	runCases(t, cases)
 	// The stack filter keeps only matching stacks.
 	_, out, _ := run(t, "diff", fixture, fixture, "--stacks", "Europe", "--format", "json")
 	var r struct {
