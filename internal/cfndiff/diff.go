@@ -14,6 +14,9 @@ type Options struct {
 	Spec *resourcespec.Spec
 	// Import marks every resource change as an import (cdk import).
 	Import bool
+	// OldTemplates and NewTemplates replace stack templates read from an assembly, by qualified
+	// stack id: the templates after policy aspects changed them are what gets deployed.
+	OldTemplates, NewTemplates map[string]*cfn.Object
 }
 
 // TemplateDiff is every difference between two templates.

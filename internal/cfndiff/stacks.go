@@ -146,13 +146,17 @@ func diffStackPair(oa *assembly.Assembly, os *assembly.Stack, na *assembly.Assem
 	var oldT, newT *cfn.Object
 	var err error
 	if os != nil {
-		if oldT, err = parseStackTemplate(os); err != nil {
-			return nil, err
+		if oldT = opts.OldTemplates[os.QualifiedID()]; oldT == nil {
+			if oldT, err = parseStackTemplate(os); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if ns != nil {
-		if newT, err = parseStackTemplate(ns); err != nil {
-			return nil, err
+		if newT = opts.NewTemplates[ns.QualifiedID()]; newT == nil {
+			if newT, err = parseStackTemplate(ns); err != nil {
+				return nil, err
+			}
 		}
 	}
 	info := ns

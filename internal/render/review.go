@@ -1,0 +1,216 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/cfndiff"
+	"github.com/cdkbot/cdkbot/internal/compat"
+	"github.com/cdkbot/cdkbot/internal/review"
+)
+
+// MarkerPrefix starts the hidden comment that identifies cdkbot's sticky comment and carries
+// what the deploy flow needs to know about the review.
+const MarkerPrefix = "<!-- cdkbot:"
+
+// Marker is the JSON inside the hidden comment.
+type Marker struct {
+	Tool      string            `json:"tool"`
+	Key       string            `json:"key"`
+	HeadSHA   string            `json:"headSha,omitempty"`
+	Templates map[string]string `json:"templates"`
+}
+
+// MarkerComment renders the hidden marker of a report.
+func MarkerComment(r *review.Report) string {
+	b, _ := json.Marshal(Marker{Tool: "cdkbot", Key: r.Key, HeadSHA: r.HeadSHA, Templates: r.TemplateHash})
+	// "--" cannot appear inside an HTML comment; JSON from hex hashes and ids is escaped anyway.
+	return MarkerPrefix + strings.ReplaceAll(string(b), "--", "\\u002d\\u002d") + " -->"
+}
+
+// reviewHeadline is the one line a reviewer acts on.
+func reviewHeadline(r *review.Report) string {
+	d := DiffReport{Stacks: r.Stacks}
+	c := d.Count()
+	parts := []string{}
+	if c.StacksChanged == 0 {
+		parts = append(parts, "no changes")
+	} else {
+		parts = append(parts, plural(c.StacksChanged, "stack changes", "stacks change"))
+	}
+	if c.Replace > 0 {
+		first := firstOf(r.Stacks, cfndiff.Replace)
+		parts = append(parts, fmt.Sprintf("%s (%s)", plural(c.Replace, "replacement", "replacements"), first))
+	}
+	if c.Destroy > 0 {
+		parts = append(parts, fmt.Sprintf("%s (%s)", plural(c.Destroy, "destroy", "destroys"), firstOf(r.Stacks, cfndiff.Destroy)))
+	}
+	if c.Broadened {
+		parts = append(parts, "permissions broadened")
+	}
+	need := 0
+	for _, ch := range r.Compatibility {
+		if strings.HasPrefix(ch.Name, "bootstrap ") && ch.Status != compat.Pass {
+			var v int
+			if _, err := fmt.Sscanf(ch.Finding[strings.LastIndex(ch.Finding, "≥")+len("≥"):], " %d", &v); err == nil && v > need {
+				need = v
+			}
+		}
+	}
+	if need > 0 {
+		parts = append(parts, fmt.Sprintf("bootstrap v%d needed", need))
+	}
+	if r.Failed() {
+		parts = append(parts, "blocked")
+	}
+	return strings.Join(parts, " · ")
+}
+
+func firstOf(stacks []*cfndiff.StackDiff, impact cfndiff.Impact) string {
+	var names []string
+	for _, top := range stacks {
+		for _, s := range top.All() {
+			for _, res := range s.Diff.Resources {
+				if res.Impact == impact {
+					names = append(names, res.LogicalID+" in "+s.DisplayName)
+				}
+			}
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
+}
+
+// ReviewMarkdown writes the PR comment within budget bytes (0: GitHub's limit), marker first.
+func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
+	if budget <= 0 {
+		budget = GitHubCommentLimit
+	}
+	var head, tail bytes.Buffer
+	head.WriteString(MarkerComment(r) + "\n")
+	head.WriteString("### cdkbot review: " + mdText(reviewHeadline(r)) + "\n\n")
+	writeGatesMarkdown(&head, r)
+	if len(r.Compatibility) > 0 {
+		tail.WriteString("\n")
+		if err := CompatMarkdown(&tail, r.Compatibility); err != nil {
+			return err
+		}
+	}
+	if r.Policy != nil {
+		tail.WriteString("\n")
+		if err := PolicyMarkdown(&tail, r.Policy); err != nil {
+			return err
+		}
+	}
+	// The diff takes what the other sections leave; it degrades itself to fit.
+	diffBudget := budget - head.Len() - tail.Len() - 64
+	var diff bytes.Buffer
+	if diffBudget > 500 {
+		if err := DiffMarkdown(&diff, DiffReport{Stacks: r.Stacks}, DiffOptions{Budget: diffBudget,
+			FullDiffHint: "The full diff is in the job summary and the report artifact."}); err != nil {
+			return err
+		}
+		// The review has its own headline.
+		if i := bytes.IndexByte(diff.Bytes(), '\n'); i >= 0 && bytes.HasPrefix(diff.Bytes(), []byte("### ")) {
+			diff.Next(i + 1)
+		}
+	}
+	for _, b := range [][]byte{head.Bytes(), diff.Bytes(), tail.Bytes()} {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeGatesMarkdown(b *bytes.Buffer, r *review.Report) {
+	var failing, overridden []review.Gate
+	for _, g := range r.Gates {
+		switch {
+		case g.Failing():
+			failing = append(failing, g)
+		case g.Overridden:
+			overridden = append(overridden, g)
+		}
+	}
+	if len(failing) == 0 && len(overridden) == 0 {
+		b.WriteString("No gate blocks this change.\n\n")
+		return
+	}
+	for _, g := range failing {
+		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. Add the label `%s` to approve.\n\n", g.Name, gateItems(g), codeEscaper.Replace(r.OverrideLabel))
+	}
+	for _, g := range overridden {
+		fmt.Fprintf(b, "> [!WARNING]\n> Gate `%s` would block (%s); the label `%s` overrode it.\n\n", g.Name, gateItems(g), codeEscaper.Replace(r.OverrideLabel))
+	}
+}
+
+func gateItems(g review.Gate) string {
+	items := g.Items
+	more := ""
+	if len(items) > 5 {
+		more = fmt.Sprintf(" and %d more", len(items)-5)
+		items = items[:5]
+	}
+	escaped := make([]string, len(items))
+	for i, it := range items {
+		escaped[i] = mdText(it)
+	}
+	return strings.Join(escaped, "; ") + more
+}
+
+// ReviewText writes the review for a terminal.
+func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
+	ew := &errWriter{w: w}
+	ew.printf("cdkbot review: %s\n", reviewHeadline(r))
+	for _, g := range r.Gates {
+		switch {
+		case g.Failing():
+			ew.printf("  ✗ gate %s blocks: %s\n", g.Name, strings.Join(g.Items, "; "))
+		case g.Overridden:
+			ew.printf("  ! gate %s overridden by label %s: %s\n", g.Name, r.OverrideLabel, strings.Join(g.Items, "; "))
+		case g.Triggered:
+			ew.printf("  · %s: %s\n", g.Name, strings.Join(g.Items, "; "))
+		}
+	}
+	if ew.err != nil {
+		return ew.err
+	}
+	if err := DiffText(w, DiffReport{Stacks: r.Stacks}, opts); err != nil {
+		return err
+	}
+	ew.printf("\n")
+	if err := CompatText(w, r.Compatibility); err != nil {
+		return err
+	}
+	if r.Policy != nil {
+		ew.printf("\n")
+		if err := PolicyText(w, r.Policy); err != nil {
+			return err
+		}
+	}
+	return ew.err
+}
+
+// ReviewJSON writes the review: the diff in the diff view's shape plus gates, compatibility and policy.
+func ReviewJSON(w io.Writer, r *review.Report) error {
+	var diff bytes.Buffer
+	if err := DiffJSON(&diff, DiffReport{Stacks: r.Stacks}); err != nil {
+		return err
+	}
+	out := struct {
+		*review.Report
+		Failed bool            `json:"failed"`
+		Diff   json.RawMessage `json:"diff"`
+	}{r, r.Failed(), json.RawMessage(bytes.TrimSpace(diff.Bytes()))}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}

@@ -1,0 +1,229 @@
+// Package review is the use case behind every PR comment and local review: from the base and
+// head assemblies of a change, apply the policy aspects, diff every stack, check compatibility,
+// evaluate the gates the team configured, and return one Report that views render.
+package review
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/aspects"
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/cfn"
+	"github.com/cdkbot/cdkbot/internal/cfndiff"
+	"github.com/cdkbot/cdkbot/internal/compat"
+	"github.com/cdkbot/cdkbot/internal/resourcespec"
+)
+
+// Gate names users put in fail-on.
+const (
+	GateReplace            = "replace"
+	GateDestroy            = "destroy"
+	GateOrphan             = "orphan"
+	GateDestroyStateful    = "destroy-stateful"
+	GateSecurityBroadening = "security-broadening"
+	GateCompatFail         = "compat-fail"
+	GatePolicyError        = "policy-error"
+)
+
+// AllGates lists every gate in the order reports show them.
+var AllGates = []string{GateDestroyStateful, GateReplace, GateDestroy, GateOrphan, GateSecurityBroadening, GateCompatFail, GatePolicyError}
+
+// DefaultFailOn fails only on losing stateful resources; teams opt into the rest.
+var DefaultFailOn = []string{GateDestroyStateful}
+
+// DefaultOverrideLabel is the PR label that turns failing gates into warnings.
+const DefaultOverrideLabel = "cdkbot/approve-destructive"
+
+// Input is what a review needs. Base may be nil (nothing deployed yet).
+type Input struct {
+	Base, Head    *assembly.Assembly
+	Policy        *aspects.Config // nil: no policy
+	Repo          compat.RepoFacts
+	ToolSchemaMax int
+	FailOn        []string // gate names; nil means DefaultFailOn
+	OverrideLabel string   // "" means DefaultOverrideLabel
+	Labels        []string // labels on the PR
+	Key           string   // identifies the comment (workflow, job, directory)
+	HeadSHA       string   // the commit reviewed, when known
+	Spec          *resourcespec.Spec
+}
+
+// Gate is the outcome of one gate.
+type Gate struct {
+	Name       string   `json:"name"`
+	Triggered  bool     `json:"triggered"`  // the change does what the gate watches
+	Enforced   bool     `json:"enforced"`   // the gate is in fail-on
+	Overridden bool     `json:"overridden"` // a failing gate turned into a warning by the override label
+	Items      []string `json:"items"`      // what triggered it
+}
+
+// Failing is true for a triggered, enforced, not overridden gate.
+func (g Gate) Failing() bool { return g.Triggered && g.Enforced && !g.Overridden }
+
+// Report is the review of one change.
+type Report struct {
+	Key           string               `json:"key"`
+	HeadSHA       string               `json:"headSha,omitempty"`
+	Stacks        []*cfndiff.StackDiff `json:"-"`
+	Compatibility []compat.Check       `json:"compatibility"`
+	Policy        *aspects.Report      `json:"policy,omitempty"`
+	Gates         []Gate               `json:"gates"`
+	OverrideLabel string               `json:"overrideLabel"`
+	TemplateHash  map[string]string    `json:"templateHashes"` // sha256 of each head template as deployed
+}
+
+// Failed is true when a gate fails: the check run's conclusion.
+func (r *Report) Failed() bool {
+	for _, g := range r.Gates {
+		if g.Failing() {
+			return true
+		}
+	}
+	return false
+}
+
+// Run reviews a change.
+func Run(in Input) (*Report, error) {
+	spec := in.Spec
+	if spec == nil {
+		spec = resourcespec.Default()
+	}
+	rep := &Report{Key: in.Key, HeadSHA: in.HeadSHA, OverrideLabel: in.OverrideLabel, TemplateHash: map[string]string{}}
+	if rep.OverrideLabel == "" {
+		rep.OverrideLabel = DefaultOverrideLabel
+	}
+	opts := cfndiff.Options{Spec: spec}
+	if in.Policy != nil && len(in.Policy.Aspects) > 0 {
+		// The same aspects shape both sides, so the diff shows what the change does, not what
+		// the policy adds to every stack; the head's report is the one that gates.
+		var err error
+		if in.Base != nil {
+			if opts.OldTemplates, _, err = applyPolicy(in.Base, in.Policy, spec); err != nil {
+				return nil, fmt.Errorf("policy on base: %w", err)
+			}
+		}
+		if opts.NewTemplates, rep.Policy, err = applyPolicy(in.Head, in.Policy, spec); err != nil {
+			return nil, fmt.Errorf("policy on head: %w", err)
+		}
+	}
+	stacks, err := cfndiff.DiffAssemblies(in.Base, in.Head, nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	rep.Stacks = stacks
+	for _, s := range in.Head.AllStacks() {
+		t := opts.NewTemplates[s.QualifiedID()]
+		var body []byte
+		if t != nil {
+			body = []byte(cfn.JSON(t))
+		} else if body, err = s.TemplateBytes(); err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(body)
+		rep.TemplateHash[s.QualifiedID()] = hex.EncodeToString(sum[:])
+	}
+	rep.Compatibility = compat.CheckAssemblies(compat.AssemblyInput{Base: in.Base, Head: in.Head, Repo: in.Repo, ToolSchemaMax: in.ToolSchemaMax})
+	rep.Gates = gates(rep, spec, in)
+	return rep, nil
+}
+
+func applyPolicy(a *assembly.Assembly, cfg *aspects.Config, spec *resourcespec.Spec) (map[string]*cfn.Object, *aspects.Report, error) {
+	app, err := aspects.Build(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := aspects.Run(app, cfg, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return app.ChangedTemplates(), rep, nil
+}
+
+func gates(rep *Report, spec *resourcespec.Spec, in Input) []Gate {
+	failOn := in.FailOn
+	if failOn == nil {
+		failOn = DefaultFailOn
+	}
+	enforced := map[string]bool{}
+	for _, g := range failOn {
+		enforced[g] = true
+	}
+	overridden := false
+	for _, l := range in.Labels {
+		overridden = overridden || l == rep.OverrideLabel
+	}
+	items := map[string][]string{}
+	for _, top := range rep.Stacks {
+		for _, s := range top.All() {
+			where := " in " + s.ID
+			for _, r := range s.Diff.Resources {
+				what := fmt.Sprintf("%s (%s)%s", r.LogicalID, r.Type(), where)
+				switch r.Impact {
+				case cfndiff.Replace, cfndiff.MayReplace:
+					items[GateReplace] = append(items[GateReplace], what)
+				case cfndiff.Destroy:
+					items[GateDestroy] = append(items[GateDestroy], what)
+				case cfndiff.Orphan:
+					items[GateOrphan] = append(items[GateOrphan], what)
+				}
+				if t := spec.Type(r.OldType); t != nil && t.Stateful && losesData(r) {
+					items[GateDestroyStateful] = append(items[GateDestroyStateful], fmt.Sprintf("%s: %s", what, r.Consequence()))
+				}
+			}
+			if s.Diff.Security.Broadened() {
+				items[GateSecurityBroadening] = append(items[GateSecurityBroadening], "permissions broadened"+where)
+			}
+		}
+	}
+	for _, c := range rep.Compatibility {
+		if c.Status == compat.Fail {
+			items[GateCompatFail] = append(items[GateCompatFail], c.Name+": "+c.Finding)
+		}
+	}
+	if rep.Policy != nil {
+		for _, v := range rep.Policy.Violations {
+			if v.Severity == "error" && !v.Suppressed {
+				items[GatePolicyError] = append(items[GatePolicyError], fmt.Sprintf("%s on %s: %s", v.Rule, v.Path, v.Message))
+			}
+		}
+	}
+	var out []Gate
+	for _, name := range AllGates {
+		g := Gate{Name: name, Triggered: len(items[name]) > 0, Enforced: enforced[name], Items: items[name]}
+		sort.Strings(g.Items)
+		if g.Items == nil {
+			g.Items = []string{}
+		}
+		g.Overridden = g.Triggered && g.Enforced && overridden
+		out = append(out, g)
+	}
+	return out
+}
+
+// losesData is true when the change replaces or destroys the resource: even when the old one is
+// retained, the app moves to a new, empty one.
+func losesData(r *cfndiff.ResourceChange) bool {
+	switch r.Impact {
+	case cfndiff.Destroy, cfndiff.Replace, cfndiff.MayReplace:
+		return true
+	}
+	return false
+}
+
+// ValidateGates checks gate names from the user.
+func ValidateGates(names []string) error {
+	known := map[string]bool{}
+	for _, g := range AllGates {
+		known[g] = true
+	}
+	for _, n := range names {
+		if !known[n] {
+			return fmt.Errorf("unknown gate %q; gates: %s", n, strings.Join(AllGates, ", "))
+		}
+	}
+	return nil
+}
