@@ -8,7 +8,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/cfn"
 )
 
-const shop = "../cfndiff/testdata/reference/assemblies/shop-after"
+const shop = "../cli/demo/after"
 
 func runConfig(t *testing.T, dir, yml string) (*App, *Report) {
 	t.Helper()

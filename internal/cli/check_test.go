@@ -8,7 +8,7 @@ import (
 )
 
 func TestCheckCommand(t *testing.T) {
-	shop := filepath.Join("..", "cfndiff", "testdata", "reference", "assemblies", "shop-before")
+	shop := filepath.Join("demo", "before")
 	dir := t.TempDir()
 	policy := writeFile(t, dir, "policy.yml", `aspects:
   - use: tags

@@ -8,8 +8,7 @@ import (
 )
 
 func TestReviewCommand(t *testing.T) {
-	shop := filepath.Join("..", "cfndiff", "testdata", "reference", "assemblies")
-	before, after := filepath.Join(shop, "shop-before"), filepath.Join(shop, "shop-after")
+	before, after := filepath.Join("demo", "before"), filepath.Join("demo", "after")
 	dir := t.TempDir()
 	policy := writeFile(t, dir, "policy.yml", "aspects:\n  - use: tags\n    with: { tags: { team: core } }\n  - use: require-tags\n    with: { keys: [team] }\n")
 	runCases(t, []cliCase{

@@ -36,7 +36,7 @@ func assemblyReport(t *testing.T, oldDir, newDir string) DiffReport {
 // aws-cdk-lib before and after a risky PR, and a v1 → v2 migration across two accounts.
 func TestDiffGoldens(t *testing.T) {
 	cases := map[string][2]string{
-		"shop":        {"../cfndiff/testdata/reference/assemblies/shop-before", "../cfndiff/testdata/reference/assemblies/shop-after"},
+		"shop":        {"../cli/demo/before", "../cli/demo/after"},
 		"v1-to-v2":    {"../../compat-fixtures/aws-cdk-core@1.204.0/multi-env", "../../compat-fixtures/aws-cdk-lib@2.0.0/multi-env"},
 		"stage-v1-v2": {"../../compat-fixtures/aws-cdk-core@1.204.0/stage-nested", "../../compat-fixtures/aws-cdk-lib@2.276.0/stage-nested"},
 	}

@@ -26,7 +26,7 @@ func TestMarkerCannotBeClosedByHostileIDs(t *testing.T) {
 }
 
 func TestReviewMarkdownFitsTheBudget(t *testing.T) {
-	r := DiffReport{Stacks: assemblyReport(t, "../cfndiff/testdata/reference/assemblies/shop-before", "../cfndiff/testdata/reference/assemblies/shop-after").Stacks}
+	r := DiffReport{Stacks: assemblyReport(t, "../cli/demo/before", "../cli/demo/after").Stacks}
 	rep := &review.Report{Key: "k", Stacks: r.Stacks, TemplateHash: map[string]string{}}
 	for _, budget := range []int{GitHubCommentLimit, 6000, 3000} {
 		var out bytes.Buffer

@@ -17,7 +17,7 @@ func load(t *testing.T, dir string) *assembly.Assembly {
 	return a
 }
 
-const assemblies = "../cfndiff/testdata/reference/assemblies/"
+const assemblies = "../cli/demo/"
 
 func gate(r *Report, name string) Gate {
 	for _, g := range r.Gates {
@@ -29,7 +29,7 @@ func gate(r *Report, name string) Gate {
 }
 
 func TestGates(t *testing.T) {
-	base, head := load(t, assemblies+"shop-before"), load(t, assemblies+"shop-after")
+	base, head := load(t, assemblies+"before"), load(t, assemblies+"after")
 	r, err := Run(Input{Base: base, Head: head, ToolSchemaMax: 55, FailOn: []string{GateDestroyStateful, GateSecurityBroadening}})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestGates(t *testing.T) {
 }
 
 func TestFirstDeploymentAndUnchanged(t *testing.T) {
-	head := load(t, assemblies+"shop-after")
+	head := load(t, assemblies+"after")
 	r, err := Run(Input{Head: head, ToolSchemaMax: 55, FailOn: AllGates})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,187 @@
+// Package gitrepo is cdkbot's access to git (go-git, no git binary): open the repository, resolve
+// the base and head of a change, find their merge base, and materialize a revision's files
+// into a directory of their own without touching the user's working tree.
+package gitrepo
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Repo is an opened repository.
+type Repo struct {
+	repo *git.Repository
+	root string
+}
+
+// Open opens the repository that contains dir.
+func Open(dir string) (*Repo, error) {
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
+	}
+	wt, err := r.Worktree()
+	root := dir
+	if err == nil {
+		root = wt.Filesystem.Root()
+	}
+	return &Repo{repo: r, root: root}, nil
+}
+
+// Root is the top directory of the working tree.
+func (r *Repo) Root() string { return r.root }
+
+// Resolve turns a revision (sha, branch, tag, HEAD~1, …) into a commit hash.
+func (r *Repo) Resolve(rev string) (string, error) {
+	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		hint := ""
+		if r.Shallow() {
+			hint = " (this is a shallow clone: fetch more history, e.g. actions/checkout with fetch-depth: 0)"
+		}
+		return "", fmt.Errorf("resolve %q: %w%s", rev, err, hint)
+	}
+	return h.String(), nil
+}
+
+// Shallow reports whether the clone lacks history (GitHub's checkout defaults to depth 1).
+func (r *Repo) Shallow() bool {
+	s, err := r.repo.Storer.Shallow()
+	return err == nil && len(s) > 0
+}
+
+// MergeBase is the best common ancestor of two revisions.
+func (r *Repo) MergeBase(a, b string) (string, error) {
+	ca, err := r.commit(a)
+	if err != nil {
+		return "", err
+	}
+	cb, err := r.commit(b)
+	if err != nil {
+		return "", err
+	}
+	bases, err := ca.MergeBase(cb)
+	if err != nil {
+		return "", fmt.Errorf("merge base of %s and %s: %w", a, b, err)
+	}
+	if len(bases) == 0 {
+		return "", fmt.Errorf("%s and %s have no common history", a, b)
+	}
+	return bases[0].Hash.String(), nil
+}
+
+// DefaultBranch names the remote's default branch (origin/HEAD), else main or master.
+func (r *Repo) DefaultBranch() string {
+	if ref, err := r.repo.Reference(plumbing.NewRemoteHEADReferenceName("origin"), false); err == nil && ref.Type() == plumbing.SymbolicReference {
+		return strings.TrimPrefix(ref.Target().String(), "refs/remotes/")
+	}
+	for _, b := range []string{"origin/main", "origin/master", "main", "master"} {
+		if _, err := r.repo.ResolveRevision(plumbing.Revision(b)); err == nil {
+			return b
+		}
+	}
+	return "main"
+}
+
+func (r *Repo) commit(rev string) (*object.Commit, error) {
+	h, err := r.Resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.repo.CommitObject(plumbing.NewHash(h))
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", rev, err)
+	}
+	return c, nil
+}
+
+// ErrNoSuchPath means the revision does not contain the requested directory.
+var ErrNoSuchPath = errors.New("no such directory in the revision")
+
+// Materialize writes the files under dir (slash-separated, "" for all) at revision rev into
+// dst, which must exist and be empty. Paths are checked so that a crafted tree cannot write
+// outside dst; symlinks are recreated as symlinks.
+func (r *Repo) Materialize(rev, dir, dst string) error {
+	c, err := r.commit(rev)
+	if err != nil {
+		return err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return err
+	}
+	if dir = strings.Trim(path.Clean("/"+dir), "/"); dir != "" {
+		if tree, err = tree.Tree(dir); err != nil {
+			return fmt.Errorf("%s at %s: %w", dir, rev, ErrNoSuchPath)
+		}
+	}
+	return tree.Files().ForEach(func(f *object.File) error {
+		if path.IsAbs(f.Name) || strings.Contains("/"+f.Name+"/", "/../") {
+			return fmt.Errorf("%s at %s: unsafe path %q in the tree", dir, rev, f.Name)
+		}
+		target := filepath.Join(dst, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		rd, err := f.Reader()
+		if err != nil {
+			return err
+		}
+		defer rd.Close()
+		if f.Mode == filemode.Symlink {
+			link, err := io.ReadAll(rd)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(string(link), target)
+		}
+		perm := os.FileMode(0o644)
+		if f.Mode == filemode.Executable {
+			perm = 0o755
+		}
+		out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, rd); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+}
+
+// Init creates a repository in dir (the demo and tests build throwaway repositories).
+func Init(dir string) (*Repo, error) {
+	r, err := git.PlainInit(dir, false)
+	if err != nil {
+		return nil, fmt.Errorf("init git repository at %s: %w", dir, err)
+	}
+	return &Repo{repo: r, root: dir}, nil
+}
+
+// CommitAll stages every file of the working tree and commits it, returning the commit hash.
+func (r *Repo) CommitAll(message string, author object.Signature) (string, error) {
+	wt, err := r.repo.Worktree()
+	if err != nil {
+		return "", err
+	}
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		return "", fmt.Errorf("stage files: %w", err)
+	}
+	h, err := wt.Commit(message, &git.CommitOptions{Author: &author, Committer: &author, AllowEmptyCommits: true})
+	if err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	return h.String(), nil
+}

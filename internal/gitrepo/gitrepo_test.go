@@ -1,0 +1,91 @@
+package gitrepo
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+var author = object.Signature{Name: "test", Email: "test@example.com", When: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+
+func write(t *testing.T, root, name, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResolveMergeBaseMaterialize(t *testing.T) {
+	root := t.TempDir()
+	r, err := Init(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "cdk.out/manifest.json", `{"v": 1}`)
+	write(t, root, "src/app.js", "one")
+	first, err := r.CommitAll("first", author)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "cdk.out/manifest.json", `{"v": 2}`)
+	if err := os.Symlink("manifest.json", filepath.Join(root, "cdk.out", "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	second, err := r.CommitAll("second", author)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Uncommitted edits in the working tree must not leak into a materialized revision.
+	write(t, root, "cdk.out/manifest.json", `{"v": "dirty"}`)
+
+	opened, err := Open(filepath.Join(root, "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := opened.Resolve("HEAD~1"); got != first {
+		t.Errorf("HEAD~1 = %s, want %s", got, first)
+	}
+	if mb, err := opened.MergeBase("HEAD", first); err != nil || mb != first {
+		t.Errorf("merge base %s %v", mb, err)
+	}
+	for rev, want := range map[string]string{first: `{"v": 1}`, second: `{"v": 2}`} {
+		dst := t.TempDir()
+		if err := opened.Materialize(rev, "cdk.out", dst); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dst, "manifest.json")); string(b) != want {
+			t.Errorf("%s: %s, want %s", rev, b, want)
+		}
+		if _, err := os.Stat(filepath.Join(dst, "app.js")); err == nil {
+			t.Error("materialized more than the directory asked for")
+		}
+	}
+	dst := t.TempDir()
+	_ = opened.Materialize(second, "cdk.out", dst)
+	if target, err := os.Readlink(filepath.Join(dst, "link.json")); err != nil || target != "manifest.json" {
+		t.Errorf("symlink: %q %v", target, err)
+	}
+	if err := opened.Materialize(first, "nope", t.TempDir()); !errors.Is(err, ErrNoSuchPath) {
+		t.Errorf("missing directory: %v", err)
+	}
+	if _, err := opened.Resolve("no-such-branch"); err == nil {
+		t.Error("resolved a missing branch")
+	}
+	if opened.Shallow() {
+		t.Error("a full repository is not shallow")
+	}
+}
+
+func TestOpenOutsideARepository(t *testing.T) {
+	if _, err := Open(t.TempDir()); err == nil {
+		t.Error("opened a directory that is not in a repository")
+	}
+}
