@@ -2,14 +2,17 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/compat"
+	"github.com/cdkbot/cdkbot/internal/gitrepo"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
 )
@@ -17,6 +20,8 @@ import (
 // reviewOptions are the inputs of `cdkbot review`.
 type reviewOptions struct {
 	BaseAssembly, HeadAssembly string
+	Base, Head                 string // git revisions
+	AssemblyDir                string // where revisions keep their pre-synthesized assembly
 	Config                     string
 	Repo                       string
 	FailOn                     []string
@@ -32,11 +37,13 @@ func newReviewCommand(streams IO) *cobra.Command {
 	opts := reviewOptions{}
 	f := &format{value: "text", allowed: []string{"text", "markdown", "json"}}
 	cmd := &cobra.Command{
-		Use:   "review --head-assembly DIR [--base-assembly DIR]",
+		Use:   "review [--repo DIR --base REF --head REF | --head-assembly DIR [--base-assembly DIR]]",
 		Short: "Review a change: policy, per-stack diff, compatibility and gates, as the PR comment shows them",
-		Long: "review compares the base and head cloud assemblies of a change (pre-synthesized; without a base, as a\n" +
-			"first deployment), applies the policy aspects of --config to both, and evaluates the gates: exit code 1\n" +
-			"when one fails. --format markdown prints the PR comment exactly as it would be posted.",
+		Long: "review compares the base and head cloud assemblies of a change, applies the policy aspects of --config\n" +
+			"to both, and evaluates the gates: exit code 1 when one fails. The assemblies are given as directories\n" +
+			"(--head-assembly, --base-assembly; no base is a first deployment) or read from git: --base and --head\n" +
+			"revisions of --repo, each with its pre-synthesized assembly in --assembly-dir (synthesizing from source\n" +
+			"comes later). --format markdown prints the PR comment exactly as it would be posted.",
 		Args: exactArgs(0, "no arguments (name the assemblies with --base-assembly and --head-assembly)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Format = f.value
@@ -47,7 +54,10 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.BaseAssembly, "base-assembly", "", "the assembly of the base (what is deployed); omit for a first deployment")
 	cmd.Flags().StringVar(&opts.HeadAssembly, "head-assembly", "", "the assembly of the change (required)")
 	cmd.Flags().StringVar(&opts.Config, "config", ".cdkbot.yml", "the policy configuration")
-	cmd.Flags().StringVar(&opts.Repo, "repo", "", "the repository of the change, for the pinned aws-cdk CLI and cdk.json context")
+	cmd.Flags().StringVar(&opts.Repo, "repo", "", "the git repository of the change (also read for the pinned aws-cdk CLI and cdk.json)")
+	cmd.Flags().StringVar(&opts.Base, "base", "", "base revision (default: the merge base of --head with the default branch)")
+	cmd.Flags().StringVar(&opts.Head, "head", "", "head revision (with --repo; default HEAD)")
+	cmd.Flags().StringVar(&opts.AssemblyDir, "assembly-dir", "cdk.out", "where each revision keeps its synthesized assembly, relative to the repository")
 	cmd.Flags().StringSliceVar(&opts.FailOn, "fail-on", review.DefaultFailOn, "gates that fail the review: replace, destroy, orphan, destroy-stateful, security-broadening, compat-fail, policy-error")
 	cmd.Flags().StringVar(&opts.OverrideLabel, "override-label", review.DefaultOverrideLabel, "the PR label that turns failing gates into warnings")
 	cmd.Flags().StringSliceVar(&opts.Labels, "label", nil, "labels on the pull request (repeatable)")
@@ -58,8 +68,18 @@ func newReviewCommand(streams IO) *cobra.Command {
 }
 
 func runReview(streams IO, opts reviewOptions, configGiven, failOnGiven bool) error {
-	if opts.HeadAssembly == "" {
-		return usagef("--head-assembly is required (synthesizing from git refs is not available yet)")
+	gitMode := opts.Base != "" || opts.Head != ""
+	switch {
+	case gitMode && opts.HeadAssembly != "":
+		return usagef("give either git revisions (--base/--head) or assembly directories (--base-assembly/--head-assembly), not both")
+	case gitMode:
+		cleanup, err := materializeRevisions(&opts)
+		defer cleanup()
+		if err != nil {
+			return err
+		}
+	case opts.HeadAssembly == "":
+		return usagef("name the change: --head-assembly DIR, or --repo DIR with --base REF and --head REF")
 	}
 	if err := review.ValidateGates(opts.FailOn); err != nil {
 		return usagef("--fail-on: %v", err)
@@ -114,4 +134,60 @@ func runReview(streams IO, opts reviewOptions, configGiven, failOnGiven bool) er
 		return &verdictError{}
 	}
 	return nil
+}
+
+// materializeRevisions reads the pre-synthesized assembly of the base and head revisions out of
+// git into temporary directories and points the options at them.
+func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
+	cleanup = func() {}
+	dir := opts.Repo
+	if dir == "" {
+		dir = "."
+	}
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		return cleanup, usagef("%v", err)
+	}
+	if opts.Head == "" {
+		opts.Head = "HEAD"
+	}
+	if opts.Base == "" {
+		def := repo.DefaultBranch()
+		if opts.Base, err = repo.MergeBase(def, opts.Head); err != nil {
+			return cleanup, usagef("no --base given and %v", err)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "cdkbot-review-")
+	if err != nil {
+		return cleanup, &operationError{err}
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	for _, side := range []struct {
+		name, rev string
+		dst       *string
+	}{{"base", opts.Base, &opts.BaseAssembly}, {"head", opts.Head, &opts.HeadAssembly}} {
+		sha, err := repo.Resolve(side.rev)
+		if err != nil {
+			return cleanup, usagef("%v", err)
+		}
+		out := filepath.Join(tmp, side.name)
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return cleanup, &operationError{err}
+		}
+		if err := repo.Materialize(sha, opts.AssemblyDir, out); err != nil {
+			if errors.Is(err, gitrepo.ErrNoSuchPath) {
+				return cleanup, usagef("revision %s (%s) has no %s: commit the synthesized assembly, name it with --assembly-dir, "+
+					"or pass --base-assembly/--head-assembly (synthesizing from source is not available yet)", side.rev, sha[:12], opts.AssemblyDir)
+			}
+			return cleanup, &operationError{fmt.Errorf("read %s at %s: %w", opts.AssemblyDir, side.rev, err)}
+		}
+		*side.dst = out
+		if side.rev == opts.Head && opts.HeadSHA == "" {
+			opts.HeadSHA = sha
+		}
+	}
+	if opts.Repo == "" {
+		opts.Repo = repo.Root()
+	}
+	return cleanup, nil
 }

@@ -19,7 +19,7 @@ func TestReviewCommand(t *testing.T) {
 		{"more gates", []string{"review", "--base-assembly", before, "--head-assembly", after, "--fail-on", "security-broadening,replace", "--label", "x"}, ExitVerdict,
 			[]string{"✗ gate replace blocks", "✗ gate security-broadening blocks", "· destroy-stateful"}, nil},
 		{"first deployment", []string{"review", "--head-assembly", after, "--config", policy}, ExitOK, []string{"3 stacks change", "policy: 0 error(s)"}, nil},
-		{"no head", []string{"review"}, ExitUsage, nil, []string{"--head-assembly is required"}},
+		{"no head", []string{"review"}, ExitUsage, nil, []string{"name the change: --head-assembly DIR, or --repo DIR"}},
 		{"unknown gate", []string{"review", "--head-assembly", after, "--fail-on", "everything"}, ExitUsage, nil, []string{`unknown gate "everything"`}},
 	})
 	for _, tc := range []struct {

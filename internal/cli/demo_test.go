@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/cdkbot/cdkbot/internal/gitrepo"
+	"github.com/cdkbot/cdkbot/internal/testutil/golden"
+)
+
+// The demo prints the PR comment of the embedded example, the same every time.
+func TestDemo(t *testing.T) {
+	code, stdout, stderr := run(t, "demo")
+	if code != ExitOK || !strings.Contains(stderr, "cdkbot's check would fail") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"<!-- cdkbot:{\"tool\":\"cdkbot\",\"key\":\"demo\",\"headSha\":", "### cdkbot review:",
+		"**Blocked by `destroy-stateful`**", "#### Compatibility:", "#### Policy:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo lacks %q", want)
+		}
+	}
+	golden.Assert(t, "testdata/review/demo.md", []byte(stdout))
+	code, stdout, _ = run(t, "demo", "--format", "text")
+	if code != ExitOK || !strings.HasPrefix(stdout, "cdkbot review: 3 stacks change") {
+		t.Errorf("text demo: %d %s", code, stdout[:min(200, len(stdout))])
+	}
+}
+
+func TestReviewFromGit(t *testing.T) {
+	dir := t.TempDir()
+	if err := buildDemoRepo(dir); err != nil {
+		t.Fatal(err)
+	}
+	runCases(t, []cliCase{
+		{"two revisions", []string{"review", "--repo", dir, "--base", "HEAD~1", "--head", "HEAD", "--label", "cdkbot/approve-destructive"}, ExitOK,
+			[]string{"cdkbot review: 3 stacks change", "overridden by label"}, nil},
+		{"same revision", []string{"review", "--repo", dir, "--base", "HEAD", "--head", "HEAD"}, ExitOK, []string{"no changes"}, nil},
+		{"unknown revision", []string{"review", "--repo", dir, "--base", "nope", "--head", "HEAD"}, ExitUsage, nil, []string{`resolve "nope"`}},
+		{"both kinds of input", []string{"review", "--repo", dir, "--head", "HEAD", "--head-assembly", dir}, ExitUsage, nil, []string{"not both"}},
+		{"no assembly in the revision", []string{"review", "--repo", dir, "--base", "HEAD~1", "--head", "HEAD", "--assembly-dir", "out"}, ExitUsage, nil,
+			[]string{"has no out: commit the synthesized assembly"}},
+	})
+	// Without --base, the merge base with the default branch is the base.
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "NOTES.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.CommitAll("notes", object.Signature{Name: "t", Email: "t@example.com", When: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "review", "--repo", dir, "--head", "HEAD")
+	if code != ExitOK || !strings.Contains(stdout, "no changes") {
+		t.Errorf("default base: %d %s %s", code, stdout[:min(300, len(stdout))], stderr)
+	}
+}
