@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cdkbot/cdkbot/internal/gitrepo"
+	"github.com/cdkbot/cdkbot/internal/hook"
+	"github.com/cdkbot/cdkbot/internal/review"
+)
+
+func newHookCommand(streams IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook",
+		Short: "Run the PR review locally before every git push (a pre-push hook)",
+	}
+	repo := "."
+	var opts hook.InstallOptions
+	install := &cobra.Command{
+		Use:   "install [-- ARGS FOR hook run]",
+		Short: "Install the pre-push hook (honours core.hooksPath; never replaces another hook without --force)",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Args = args
+			dir, err := hooksDir(repo)
+			if err != nil {
+				return err
+			}
+			path, err := hook.Install(dir, opts)
+			if errors.Is(err, hook.ErrExists) {
+				return usagef("%v", err)
+			}
+			if err != nil {
+				return &operationError{err}
+			}
+			_, err = fmt.Fprintf(streams.Out, "installed %s: every git push now runs `cdkbot hook run`\n", path)
+			return err
+		},
+	}
+	install.Flags().StringVar(&repo, "repo", ".", "the repository")
+	install.Flags().BoolVar(&opts.Force, "force", false, "replace an existing pre-push hook")
+	install.Flags().BoolVar(&opts.Chain, "chain", false, "keep an existing pre-push hook and run it first")
+	install.Flags().StringVar(&opts.Command, "command", "cdkbot", "how the hook runs cdkbot (an absolute path when cdkbot is not on PATH)")
+
+	uninstall := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove cdkbot's pre-push hook (and restore a chained one)",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := hooksDir(repo)
+			if err != nil {
+				return err
+			}
+			if err := hook.Uninstall(dir); err != nil {
+				return usagef("%v", err)
+			}
+			_, err = fmt.Fprintln(streams.Out, "removed cdkbot's pre-push hook")
+			return err
+		},
+	}
+	uninstall.Flags().StringVar(&repo, "repo", ".", "the repository")
+
+	ropts := reviewOptions{}
+	run := &cobra.Command{
+		Use:   "run [-- REMOTE URL]",
+		Short: "Review what git is about to push (called by the hook with git's pre-push input on stdin)",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runHook(streams, ropts, cmd.Flags().Changed("config"))
+		},
+	}
+	run.Flags().StringVar(&ropts.Config, "config", ".cdkbot.yml", "the policy configuration")
+	run.Flags().StringVar(&ropts.AssemblyDir, "assembly-dir", "cdk.out", "where each revision keeps its synthesized assembly")
+	run.Flags().StringSliceVar(&ropts.FailOn, "fail-on", review.DefaultFailOn, "gates that block the push")
+	cmd.AddCommand(install, uninstall, run)
+	return cmd
+}
+
+func hooksDir(repo string) (string, error) {
+	r, err := gitrepo.Open(repo)
+	if err != nil {
+		return "", usagef("%v", err)
+	}
+	dir, err := hook.HooksDir(r.Root())
+	if err != nil {
+		return "", usagef("%v", err)
+	}
+	return filepath.Clean(dir), nil
+}
+
+// runHook reviews every ref being pushed: the remote's commit (or, for a new branch, the merge
+// base with the default branch) against the local one.
+func runHook(streams IO, base reviewOptions, configGiven bool) error {
+	updates, err := hook.ParseUpdates(streams.In)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	repo, err := gitrepo.Open(".")
+	if err != nil {
+		return usagef("%v", err)
+	}
+	blocked := false
+	for _, u := range updates {
+		if u.Deletes() {
+			continue
+		}
+		opts := base
+		opts.Repo, opts.Head, opts.Format, opts.Key = repo.Root(), u.LocalSHA, "text", "pre-push"
+		opts.OverrideLabel = review.DefaultOverrideLabel
+		if u.NewBranch() {
+			if opts.Base, err = repo.MergeBase(repo.DefaultBranch(), u.LocalSHA); err != nil {
+				fmt.Fprintf(streams.Err, "cdkbot: %s is a new branch and %v; nothing to compare with, skipping the review\n", u.LocalRef, err)
+				continue
+			}
+		} else {
+			opts.Base = u.RemoteSHA
+		}
+		fmt.Fprintf(streams.Out, "cdkbot: reviewing %s (%s..%s)\n", u.LocalRef, short(opts.Base), short(u.LocalSHA))
+		err := runReview(streams, opts, configGiven, true)
+		switch {
+		case errors.As(err, new(*verdictError)):
+			blocked = true
+		case err != nil:
+			return err
+		}
+	}
+	if blocked {
+		fmt.Fprintln(streams.Err, "cdkbot: push blocked by a gate (see above). Fix the change, or push anyway with: git push --no-verify")
+		return &verdictError{}
+	}
+	return nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
