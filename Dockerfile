@@ -1,5 +1,4 @@
-# cdkbot's GitHub Action image: a static Go binary on a minimal non-root base.
-# (The PR-review release adds git and node to the runtime stage for synthesis.)
+# cdkbot's GitHub Action image: the static Go binary on a minimal base.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
@@ -11,7 +10,8 @@ RUN CGO_ENABLED=0 go build -trimpath \
       -ldflags "-s -w -X github.com/cdkbot/cdkbot/internal/cli.version=${VERSION}" \
       -o /out/cdkbot ./cmd/cdkbot
 
-FROM gcr.io/distroless/static-debian12:nonroot
+# No USER: GitHub runs Docker actions as the image's default user and documents that it must be
+# root, or the action cannot write the workspace and the file commands (GITHUB_OUTPUT, summary).
+FROM gcr.io/distroless/static-debian12
 COPY --from=build /out/cdkbot /usr/local/bin/cdkbot
-USER nonroot:nonroot
 ENTRYPOINT ["/usr/local/bin/cdkbot"]

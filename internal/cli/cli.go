@@ -130,7 +130,8 @@ func newRootCommand(streams IO) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
 	root.AddCommand(newVersionCommand(streams), newInspectCommand(streams), newDiffCommand(streams), newCompatCommand(streams), newCheckCommand(streams),
-		newReviewCommand(streams), newDemoCommand(streams), newHookCommand(streams))
+		newReviewCommand(streams), newDemoCommand(streams), newHookCommand(streams),
+		newActionCommand(streams))
 	return root
 }
 

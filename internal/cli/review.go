@@ -68,56 +68,10 @@ func newReviewCommand(streams IO) *cobra.Command {
 }
 
 func runReview(streams IO, opts reviewOptions, configGiven, failOnGiven bool) error {
-	gitMode := opts.Base != "" || opts.Head != ""
-	switch {
-	case gitMode && opts.HeadAssembly != "":
-		return usagef("give either git revisions (--base/--head) or assembly directories (--base-assembly/--head-assembly), not both")
-	case gitMode:
-		cleanup, err := materializeRevisions(&opts)
-		defer cleanup()
-		if err != nil {
-			return err
-		}
-	case opts.HeadAssembly == "":
-		return usagef("name the change: --head-assembly DIR, or --repo DIR with --base REF and --head REF")
-	}
-	if err := review.ValidateGates(opts.FailOn); err != nil {
-		return usagef("--fail-on: %v", err)
-	}
-	if !failOnGiven {
-		opts.FailOn = review.DefaultFailOn
-	}
-	head, err := loadAssembly(opts.HeadAssembly)
+	rep, cleanup, err := buildReview(opts, configGiven, failOnGiven)
+	defer cleanup()
 	if err != nil {
 		return err
-	}
-	var base *assembly.Assembly
-	if opts.BaseAssembly != "" {
-		if base, err = loadAssembly(opts.BaseAssembly); err != nil {
-			return err
-		}
-	}
-	var policy *aspects.Config
-	raw, err := os.ReadFile(opts.Config)
-	switch {
-	case err == nil:
-		if policy, err = aspects.ParseConfig(opts.Config, raw); err != nil {
-			return &inputError{err}
-		}
-	case errors.Is(err, fs.ErrNotExist) && !configGiven:
-	default:
-		return usagef("--config %s: %v", opts.Config, err)
-	}
-	var facts compat.RepoFacts
-	if opts.Repo != "" {
-		if facts, err = readRepoFacts(opts.Repo); err != nil {
-			return err
-		}
-	}
-	rep, err := review.Run(review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor,
-		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Labels: opts.Labels, Key: opts.Key, HeadSHA: opts.HeadSHA})
-	if err != nil {
-		return &inputError{err}
 	}
 	switch opts.Format {
 	case "json":
@@ -134,6 +88,61 @@ func runReview(streams IO, opts reviewOptions, configGiven, failOnGiven bool) er
 		return &verdictError{}
 	}
 	return nil
+}
+
+// buildReview loads the inputs of a review and runs it; cleanup removes temporary checkouts.
+func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review.Report, cleanup func(), err error) {
+	cleanup = func() {}
+	gitMode := opts.Base != "" || opts.Head != ""
+	switch {
+	case gitMode && opts.HeadAssembly != "":
+		return nil, cleanup, usagef("give either git revisions (--base/--head) or assembly directories (--base-assembly/--head-assembly), not both")
+	case gitMode:
+		if cleanup, err = materializeRevisions(&opts); err != nil {
+			return nil, cleanup, err
+		}
+	case opts.HeadAssembly == "":
+		return nil, cleanup, usagef("name the change: --head-assembly DIR, or --repo DIR with --base REF and --head REF")
+	}
+	if err := review.ValidateGates(opts.FailOn); err != nil {
+		return nil, cleanup, usagef("--fail-on: %v", err)
+	}
+	if !failOnGiven {
+		opts.FailOn = review.DefaultFailOn
+	}
+	head, err := loadAssembly(opts.HeadAssembly)
+	if err != nil {
+		return nil, cleanup, err
+	}
+	var base *assembly.Assembly
+	if opts.BaseAssembly != "" {
+		if base, err = loadAssembly(opts.BaseAssembly); err != nil {
+			return nil, cleanup, err
+		}
+	}
+	var policy *aspects.Config
+	raw, err := os.ReadFile(opts.Config)
+	switch {
+	case err == nil:
+		if policy, err = aspects.ParseConfig(opts.Config, raw); err != nil {
+			return nil, cleanup, &inputError{err}
+		}
+	case errors.Is(err, fs.ErrNotExist) && !configGiven:
+	default:
+		return nil, cleanup, usagef("--config %s: %v", opts.Config, err)
+	}
+	var facts compat.RepoFacts
+	if opts.Repo != "" {
+		if facts, err = readRepoFacts(opts.Repo); err != nil {
+			return nil, cleanup, err
+		}
+	}
+	rep, err = review.Run(review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor,
+		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Labels: opts.Labels, Key: opts.Key, HeadSHA: opts.HeadSHA})
+	if err != nil {
+		return nil, cleanup, &inputError{err}
+	}
+	return rep, cleanup, nil
 }
 
 // materializeRevisions reads the pre-synthesized assembly of the base and head revisions out of

@@ -214,3 +214,20 @@ func ReviewJSON(w io.Writer, r *review.Report) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
+
+// MarkerKey reads the key of a comment's marker; ok is false for comments without one.
+func MarkerKey(body string) (string, bool) {
+	rest, ok := strings.CutPrefix(body, MarkerPrefix)
+	if !ok {
+		return "", false
+	}
+	end := strings.Index(rest, " -->")
+	if end < 0 {
+		return "", false
+	}
+	var m Marker
+	if json.Unmarshal([]byte(rest[:end]), &m) != nil || m.Tool != "cdkbot" {
+		return "", false
+	}
+	return m.Key, true
+}

@@ -1,0 +1,136 @@
+// Package ghaction is cdkbot's glue to the GitHub Actions runtime (go-githubactions): inputs,
+// the event payload, outputs, the job summary, masking and annotations. The environment and the
+// output stream are injected, so the action runs in tests exactly as on a runner.
+package ghaction
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+)
+
+// Runtime is one action run.
+type Runtime struct {
+	a   *githubactions.Action
+	ctx *githubactions.GitHubContext
+}
+
+// New reads the runtime from the environment.
+func New(getenv func(string) string, out io.Writer) (*Runtime, error) {
+	a := githubactions.New(githubactions.WithGetenv(getenv), githubactions.WithWriter(out))
+	ctx, err := a.Context()
+	if err != nil {
+		return nil, fmt.Errorf("read the GitHub Actions context: %w", err)
+	}
+	return &Runtime{a: a, ctx: ctx}, nil
+}
+
+// EventName is the triggering event (pull_request, push, …).
+func (r *Runtime) EventName() string { return r.ctx.EventName }
+
+// Repo is the repository's owner and name.
+func (r *Runtime) Repo() (string, string) { return r.ctx.Repo() }
+
+// APIURL and GraphQLURL honour GitHub Enterprise.
+func (r *Runtime) APIURL() string     { return r.ctx.APIURL }
+func (r *Runtime) GraphQLURL() string { return r.ctx.GraphqlURL }
+
+// Key identifies this job's comment: workflow, job and working directory.
+func (r *Runtime) Key(workdir string) string {
+	return strings.Join([]string{r.ctx.Workflow, r.ctx.Job, workdir}, "/")
+}
+
+// RunURL links to this workflow run.
+func (r *Runtime) RunURL() string {
+	return fmt.Sprintf("%s/%s/actions/runs/%d", r.ctx.ServerURL, r.ctx.Repository, r.ctx.RunID)
+}
+
+// Input returns an action input (trimmed).
+func (r *Runtime) Input(name string) string { return strings.TrimSpace(r.a.GetInput(name)) }
+
+// Mask hides a value in every later log line.
+func (r *Runtime) Mask(secret string) {
+	if secret != "" {
+		r.a.AddMask(secret)
+	}
+}
+
+// Output sets a step output.
+func (r *Runtime) Output(k, v string) { r.a.SetOutput(k, v) }
+
+// Summary appends Markdown to the job summary.
+func (r *Runtime) Summary(md string) { r.a.AddStepSummary(md) }
+
+// Notice, Warning and Error write annotations.
+func (r *Runtime) Notice(format string, args ...any)  { r.a.Noticef(format, args...) }
+func (r *Runtime) Warning(format string, args ...any) { r.a.Warningf(format, args...) }
+func (r *Runtime) Error(format string, args ...any)   { r.a.Errorf(format, args...) }
+
+// Group folds the lines logged until EndGroup.
+func (r *Runtime) Group(title string) { r.a.Group(title) }
+func (r *Runtime) EndGroup()          { r.a.EndGroup() }
+
+// PullRequest is what cdkbot needs from a pull request event.
+type PullRequest struct {
+	Number           int
+	HeadSHA, BaseSHA string
+	Labels           []string
+	// Fork is true when the head repository is not the base repository: its token cannot write.
+	Fork bool
+}
+
+// PullRequest reads the pull request of a pull_request or pull_request_target event.
+func (r *Runtime) PullRequest() (*PullRequest, bool) {
+	pr, ok := r.ctx.Event["pull_request"].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	out := &PullRequest{Number: int(num(pr["number"])), HeadSHA: str(dig(pr, "head", "sha")), BaseSHA: str(dig(pr, "base", "sha"))}
+	for _, l := range list(pr["labels"]) {
+		if m, ok := l.(map[string]any); ok {
+			out.Labels = append(out.Labels, str(m["name"]))
+		}
+	}
+	headRepo, baseRepo := str(dig(pr, "head", "repo", "full_name")), str(dig(pr, "base", "repo", "full_name"))
+	out.Fork = headRepo != baseRepo || dig(pr, "head", "repo", "fork") == true
+	return out, true
+}
+
+// IssueComment returns the comment body and pull request number of an issue_comment event on
+// a pull request.
+func (r *Runtime) IssueComment() (body string, number int, ok bool) {
+	issue, _ := r.ctx.Event["issue"].(map[string]any)
+	if issue == nil || issue["pull_request"] == nil {
+		return "", 0, false
+	}
+	return str(dig(r.ctx.Event, "comment", "body")), int(num(issue["number"])), true
+}
+
+func dig(m map[string]any, keys ...string) any {
+	var v any = m
+	for _, k := range keys {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = mm[k]
+	}
+	return v
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func num(v any) float64 {
+	f, _ := v.(float64)
+	return f
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
