@@ -1,0 +1,250 @@
+// Package synth runs a CDK app to produce its cloud assembly, the way the CDK CLI does but
+// without it: install dependencies (cached by lock file), run cdk.json's "app" with CDK_OUTDIR
+// and CDK_CONTEXT_JSON, under a timeout, with credentials and tokens removed from the
+// environment (the app is pull-request code), keeping the output's tail for errors.
+package synth
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Options describe one synthesis.
+type Options struct {
+	Dir            string        // the app's directory (a checkout of one revision)
+	OutDir         string        // where the assembly goes (created)
+	InstallCommand string        // "" detects from the lock file; "none" skips installing
+	SynthCommand   string        // "" uses cdk.json's "app"
+	Timeout        time.Duration // for install and synth together (default 10 minutes)
+	Env            []string      // the environment to start from (os.Environ()); secrets are removed
+	CacheDir       string        // node_modules cache by lock-file hash; "" disables it
+	Log            io.Writer     // progress and the commands' output (nil discards)
+}
+
+// Error is a failed stage with the tail of its output.
+type Error struct {
+	Stage   string // install | synth
+	Command string
+	Tail    string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s (%s) failed: %v\n--- last lines of output ---\n%s", e.Stage, e.Command, e.Err, e.Tail)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// tailLines is how much output an error keeps.
+const tailLines = 40
+
+// Run installs and synthesizes; on success the assembly is in opts.OutDir.
+func Run(ctx context.Context, o Options) error {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	env := Scrub(o.Env)
+	install, lock := detectInstall(o.Dir, o.InstallCommand)
+	if install != "" {
+		if err := o.installWithCache(ctx, install, lock, env); err != nil {
+			return err
+		}
+	}
+	synth, cdkContext, err := appCommand(o.Dir, o.SynthCommand)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		return err
+	}
+	ctxJSON, _ := json.Marshal(cdkContext)
+	env = append(env, "CDK_OUTDIR="+o.OutDir, "CDK_CONTEXT_JSON="+string(ctxJSON), "CDK_CLI_ASM_VERSION=", "CI=true")
+	fmt.Fprintf(o.Log, "cdkbot: synthesizing with %q\n", synth)
+	if err := run(ctx, "synth", synth, o.Dir, env, o.Log); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(o.OutDir, "manifest.json")); err != nil {
+		return &Error{Stage: "synth", Command: synth, Err: fmt.Errorf("the app wrote no manifest.json to CDK_OUTDIR; does it call app.synth()?")}
+	}
+	return nil
+}
+
+// detectInstall picks the install command from the lock file, the way teams pin dependencies.
+func detectInstall(dir, explicit string) (cmd, lock string) {
+	switch explicit {
+	case "none":
+		return "", ""
+	case "":
+	default:
+		return explicit, ""
+	}
+	for _, c := range []struct{ lock, cmd string }{
+		{"package-lock.json", "npm ci --no-audit --no-fund"},
+		{"yarn.lock", "yarn install --frozen-lockfile"},
+		{"pnpm-lock.yaml", "pnpm i --frozen-lockfile"},
+	} {
+		if _, err := os.Stat(filepath.Join(dir, c.lock)); err == nil {
+			return c.cmd, c.lock
+		}
+	}
+	return "", ""
+}
+
+// installWithCache runs the install, reusing node_modules from an earlier install of the same
+// lock file.
+func (o Options) installWithCache(ctx context.Context, install, lock string, env []string) error {
+	var cached string
+	if o.CacheDir != "" && lock != "" {
+		b, err := os.ReadFile(filepath.Join(o.Dir, lock))
+		if err == nil {
+			sum := sha256.Sum256(append([]byte(install+"\n"), b...))
+			cached = filepath.Join(o.CacheDir, hex.EncodeToString(sum[:12]), "node_modules")
+			if _, err := os.Stat(cached); err == nil {
+				fmt.Fprintf(o.Log, "cdkbot: dependencies from the cache (%s)\n", lock)
+				return os.Symlink(cached, filepath.Join(o.Dir, "node_modules"))
+			}
+		}
+	}
+	fmt.Fprintf(o.Log, "cdkbot: installing dependencies with %q\n", install)
+	if err := run(ctx, "install", install, o.Dir, env, o.Log); err != nil {
+		return err
+	}
+	if cached != "" {
+		// An install that needs no modules leaves none; cache that result too.
+		_ = os.MkdirAll(filepath.Join(o.Dir, "node_modules"), 0o755)
+		if err := os.MkdirAll(filepath.Dir(cached), 0o755); err == nil {
+			if os.Rename(filepath.Join(o.Dir, "node_modules"), cached) == nil {
+				return os.Symlink(cached, filepath.Join(o.Dir, "node_modules"))
+			}
+		}
+	}
+	return nil
+}
+
+// appCommand reads cdk.json: the app command and the context to pass, merged as the CLI merges
+// it (cdk.context.json, then cdk.json's context), with the CLI's metadata defaults.
+func appCommand(dir, explicit string) (string, map[string]any, error) {
+	ctx := map[string]any{"aws:cdk:enable-path-metadata": true, "aws:cdk:enable-asset-metadata": true, "aws:cdk:version-reporting": true}
+	var cdkJSON struct {
+		App     string         `json:"app"`
+		Context map[string]any `json:"context"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "cdk.json"))
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(raw, &cdkJSON); err != nil {
+			return "", nil, fmt.Errorf("cdk.json: not valid JSON: %w", err)
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return "", nil, err
+	}
+	if raw, err := os.ReadFile(filepath.Join(dir, "cdk.context.json")); err == nil {
+		var c map[string]any
+		if json.Unmarshal(raw, &c) == nil {
+			for k, v := range c {
+				ctx[k] = v
+			}
+		}
+	}
+	for k, v := range cdkJSON.Context {
+		ctx[k] = v
+	}
+	cmd := explicit
+	if cmd == "" {
+		cmd = cdkJSON.App
+	}
+	if cmd == "" {
+		return "", nil, fmt.Errorf("%s: no cdk.json with an \"app\" command; set the synth command", dir)
+	}
+	return cmd, ctx, nil
+}
+
+// run executes a shell command in its own process group; on timeout the group gets SIGINT,
+// then SIGKILL after a grace period, so nothing keeps running.
+func run(ctx context.Context, stage, command, dir string, env []string, log io.Writer) error {
+	tail := &tailBuffer{}
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdout = io.MultiWriter(log, tail)
+	cmd.Stderr = cmd.Stdout
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.WaitDelay = 10 * time.Second
+	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of the group
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("timed out: %w", ctx.Err())
+		}
+		return &Error{Stage: stage, Command: command, Tail: tail.String(), Err: err}
+	}
+	return nil
+}
+
+// tailBuffer keeps the last lines written to it.
+type tailBuffer struct{ buf bytes.Buffer }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf.Write(p)
+	if t.buf.Len() > 256<<10 {
+		b := t.buf.Bytes()
+		t.buf = *bytes.NewBuffer(append([]byte(nil), b[len(b)-128<<10:]...))
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	lines := strings.Split(strings.TrimRight(t.buf.String(), "\n"), "\n")
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// secretish names environment variables that carry credentials.
+func secretish(name string) bool {
+	u := strings.ToUpper(name)
+	for _, exact := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_PROFILE",
+		"AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "ACTIONS_RUNTIME_URL", "ACTIONS_CACHE_URL"} {
+		if u == exact {
+			return true
+		}
+	}
+	for _, part := range []string{"TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "AWS_CONTAINER_"} {
+		if strings.Contains(u, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// Scrub removes credentials and tokens from an environment.
+func Scrub(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !secretish(name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

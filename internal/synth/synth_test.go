@@ -1,0 +1,119 @@
+package synth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// app writes a tiny "CDK app": plain node writing an assembly, recording what it saw.
+const app = `const fs = require('fs'), path = require('path');
+const out = process.env.CDK_OUTDIR;
+const ctx = JSON.parse(process.env.CDK_CONTEXT_JSON || '{}');
+if (process.argv[2] === 'fail') { console.log('building stacks'); throw new Error('Cannot find module aws-cdk-lib'); }
+if (process.argv[2] === 'hang') { setInterval(() => {}, 1000); return; }
+fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify({version: '55.0.0', artifacts: {}}));
+fs.writeFileSync(path.join(out, 'seen.json'), JSON.stringify({
+  token: process.env.GITHUB_TOKEN || null, secret: process.env.MY_SECRET || null, aws: process.env.AWS_SECRET_ACCESS_KEY || null,
+  region: process.env.AWS_REGION || null, flag: ctx['@aws-cdk/core:newStyleStackSynthesis'], pathMeta: ctx['aws:cdk:enable-path-metadata'],
+  lookup: ctx['vpc-provider:account=1'] }));
+`
+
+func writeApp(t *testing.T, cdkJSON string) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	dir := t.TempDir()
+	for name, content := range map[string]string{"app.js": app, "cdk.json": cdkJSON, "cdk.context.json": `{"vpc-provider:account=1": {"vpcId": "vpc-1"}}`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestSynthScrubsSecretsAndPassesContext(t *testing.T) {
+	dir := writeApp(t, `{"app": "node app.js", "context": {"@aws-cdk/core:newStyleStackSynthesis": true}}`)
+	out := filepath.Join(t.TempDir(), "cdk.out")
+	env := append(os.Environ(), "GITHUB_TOKEN=ghs_x", "MY_SECRET=s", "AWS_SECRET_ACCESS_KEY=k", "AWS_REGION=eu-west-1")
+	var log strings.Builder
+	if err := Run(context.Background(), Options{Dir: dir, OutDir: out, Env: env, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	var seen map[string]any
+	b, _ := os.ReadFile(filepath.Join(out, "seen.json"))
+	if err := json.Unmarshal(b, &seen); err != nil {
+		t.Fatal(err)
+	}
+	if seen["token"] != nil || seen["secret"] != nil || seen["aws"] != nil {
+		t.Errorf("secrets reached the app: %v", seen)
+	}
+	if seen["region"] != "eu-west-1" || seen["flag"] != true || seen["pathMeta"] != true || seen["lookup"] == nil {
+		t.Errorf("context or plain environment lost: %v", seen)
+	}
+	if !strings.Contains(log.String(), `synthesizing with "node app.js"`) {
+		t.Errorf("log: %s", log.String())
+	}
+}
+
+func TestSynthFailureKeepsTheTail(t *testing.T) {
+	dir := writeApp(t, `{"app": "node app.js fail"}`)
+	err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(t.TempDir(), "o"), Env: os.Environ()})
+	var se *Error
+	if !errors.As(err, &se) || se.Stage != "synth" || !strings.Contains(se.Tail, "Cannot find module aws-cdk-lib") || !strings.Contains(se.Tail, "building stacks") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSynthTimeoutStopsTheApp(t *testing.T) {
+	dir := writeApp(t, `{"app": "node app.js hang"}`)
+	start := time.Now()
+	err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(t.TempDir(), "o"), Env: os.Environ(), Timeout: 500 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "timed out") || time.Since(start) > 8*time.Second {
+		t.Fatalf("got %v after %s", err, time.Since(start))
+	}
+}
+
+func TestInstallIsCachedByLockFile(t *testing.T) {
+	dir := writeApp(t, `{"app": "node app.js"}`)
+	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name": "app", "version": "1.0.0"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "package-lock.json"), []byte(`{"name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": {"": {"name": "app", "version": "1.0.0"}}}`), 0o644)
+	cache := t.TempDir()
+	var log strings.Builder
+	if err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(t.TempDir(), "o"), Env: os.Environ(), CacheDir: cache, Log: &log}); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), `installing dependencies with "npm ci`) {
+		t.Errorf("no install: %s", log.String())
+	}
+	os.Remove(filepath.Join(dir, "node_modules"))
+	log.Reset()
+	if err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(t.TempDir(), "o2"), Env: os.Environ(), CacheDir: cache, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "dependencies from the cache") {
+		t.Errorf("cache not used: %s", log.String())
+	}
+}
+
+func TestNoAppCommand(t *testing.T) {
+	err := Run(context.Background(), Options{Dir: t.TempDir(), OutDir: filepath.Join(t.TempDir(), "o")})
+	if err == nil || !strings.Contains(err.Error(), `no cdk.json with an "app" command`) {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestScrub(t *testing.T) {
+	got := Scrub([]string{"PATH=/bin", "GITHUB_TOKEN=x", "INPUT_GITHUB-TOKEN=y", "NPM_TOKEN=z", "AWS_REGION=r", "AWS_SESSION_TOKEN=s",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI=u", "DB_PASSWORD=p", "HOME=/root"})
+	if strings.Join(got, " ") != "PATH=/bin AWS_REGION=r HOME=/root" {
+		t.Errorf("%v", got)
+	}
+}
