@@ -96,8 +96,15 @@ func reviewPullRequest(ctx context.Context, streams IO, rt *ghaction.Runtime) er
 	opts := reviewOptions{BaseAssembly: in("base-assembly"), HeadAssembly: in("head-assembly"), Config: in("config"), Repo: workdir,
 		OverrideLabel: rt.Input("override-label"), Labels: pr.Labels, Key: rt.Key(workdir), HeadSHA: pr.HeadSHA, FailOn: review.DefaultFailOn}
 	if opts.HeadAssembly == "" {
-		return usagef("input head-assembly is required in this release: synthesize base and head in earlier steps and pass " +
-			"base-assembly and head-assembly (synthesis inside the action comes next)")
+		// Review the pull request's commits from the checkout, synthesizing each (fetch-depth: 0
+		// makes the base commit available). pull_request_target runs with a write token, so pull
+		// request code is never executed there: it needs pre-synthesized assemblies.
+		opts.Base, opts.Head, opts.AssemblyDir = pr.BaseSHA, pr.HeadSHA, "cdk.out"
+		opts.InstallCommand, opts.SynthCommand = rt.Input("install-command"), rt.Input("synth-command")
+		opts.NoSynth, opts.Log = rt.EventName() == "pull_request_target", streams.Out
+		if opts.NoSynth {
+			rt.Warning("cdkbot: pull_request_target never runs pull request code; pass base-assembly and head-assembly synthesized by a trusted job")
+		}
 	}
 	configGiven := opts.Config != ""
 	if !configGiven {

@@ -44,7 +44,7 @@ func TestReviewFromGit(t *testing.T) {
 		{"unknown revision", []string{"review", "--repo", dir, "--base", "nope", "--head", "HEAD"}, ExitUsage, nil, []string{`resolve "nope"`}},
 		{"both kinds of input", []string{"review", "--repo", dir, "--head", "HEAD", "--head-assembly", dir}, ExitUsage, nil, []string{"not both"}},
 		{"no assembly in the revision", []string{"review", "--repo", dir, "--base", "HEAD~1", "--head", "HEAD", "--assembly-dir", "out"}, ExitUsage, nil,
-			[]string{"has no out: commit the synthesized assembly"}},
+			[]string{"has no out and cannot be synthesized", `no cdk.json with an "app" command`, "Commit the assembly"}},
 	})
 	// Without --base, the merge base with the default branch is the base.
 	repo, err := gitrepo.Open(dir)

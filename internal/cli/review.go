@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +19,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/gitrepo"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
+	"github.com/cdkbot/cdkbot/internal/synth"
 )
 
 // reviewOptions are the inputs of `cdkbot review`.
@@ -31,6 +36,12 @@ type reviewOptions struct {
 	HeadSHA                    string
 	Format                     string
 	ShowMetadata               bool
+	InstallCommand             string // how a revision without a committed assembly is synthesized
+	SynthCommand               string
+	SynthTimeout               time.Duration
+	NoSynth                    bool // never run the app (pull_request_target)
+	Notes                      []string
+	Log                        io.Writer
 }
 
 func newReviewCommand(streams IO) *cobra.Command {
@@ -46,7 +57,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 			"comes later). --format markdown prints the PR comment exactly as it would be posted.",
 		Args: exactArgs(0, "no arguments (name the assemblies with --base-assembly and --head-assembly)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Format = f.value
+			opts.Format, opts.Log = f.value, streams.Err
 			return runReview(streams, opts, cmd.Flags().Changed("config"), cmd.Flags().Changed("fail-on"))
 		},
 	}
@@ -64,6 +75,9 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Key, "key", "default", "identifies the comment among several reviews of one PR")
 	cmd.Flags().StringVar(&opts.HeadSHA, "head-sha", "", "the commit reviewed, recorded in the comment's marker")
 	cmd.Flags().BoolVar(&opts.ShowMetadata, "show-metadata", false, "show resources whose only change is their Metadata")
+	cmd.Flags().StringVar(&opts.InstallCommand, "install-command", "", "install dependencies before synthesizing (default from the lock file; none to skip)")
+	cmd.Flags().StringVar(&opts.SynthCommand, "synth-command", "", "synthesize the app (default: cdk.json's app, run with CDK_OUTDIR)")
+	cmd.Flags().DurationVar(&opts.SynthTimeout, "synth-timeout", 10*time.Minute, "time limit for installing and synthesizing one revision")
 	return cmd
 }
 
@@ -138,7 +152,7 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 		}
 	}
 	rep, err = review.Run(review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor,
-		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Labels: opts.Labels, Key: opts.Key, HeadSHA: opts.HeadSHA})
+		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Labels: opts.Labels, Key: opts.Key, HeadSHA: opts.HeadSHA, Notes: opts.Notes})
 	if err != nil {
 		return nil, cleanup, &inputError{err}
 	}
@@ -179,24 +193,91 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 		if err != nil {
 			return cleanup, usagef("%v", err)
 		}
+		if side.name == "head" && opts.HeadSHA == "" {
+			opts.HeadSHA = sha
+		}
 		out := filepath.Join(tmp, side.name)
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return cleanup, &operationError{err}
 		}
-		if err := repo.Materialize(sha, opts.AssemblyDir, out); err != nil {
-			if errors.Is(err, gitrepo.ErrNoSuchPath) {
-				return cleanup, usagef("revision %s (%s) has no %s: commit the synthesized assembly, name it with --assembly-dir, "+
-					"or pass --base-assembly/--head-assembly (synthesizing from source is not available yet)", side.rev, sha[:12], opts.AssemblyDir)
-			}
+		err = repo.Materialize(sha, opts.AssemblyDir, out)
+		switch {
+		case err == nil:
+			*side.dst = out
+			continue
+		case !errors.Is(err, gitrepo.ErrNoSuchPath):
 			return cleanup, &operationError{fmt.Errorf("read %s at %s: %w", opts.AssemblyDir, side.rev, err)}
+		case opts.NoSynth:
+			return cleanup, usagef("revision %s (%s) has no %s, and synthesizing pull request code is not allowed here", side.rev, sha[:12], opts.AssemblyDir)
 		}
-		*side.dst = out
-		if side.rev == opts.Head && opts.HeadSHA == "" {
-			opts.HeadSHA = sha
+		// No committed assembly: synthesize the revision's app.
+		asm, err := synthesizeRevision(repo, sha, dir, tmp, side.name, *opts)
+		switch {
+		case err == nil:
+			*side.dst = asm
+		case side.name == "base":
+			// The change can still be reviewed, as if nothing were deployed; the review says so.
+			*side.dst = ""
+			opts.Notes = append(opts.Notes, fmt.Sprintf("The base (%s) failed to synthesize, so this review compares against an empty assembly: "+
+				"every resource shows as created. %v", sha[:12], firstLine(err)))
+		case errors.As(err, new(*synth.Error)):
+			return cleanup, &operationError{fmt.Errorf("the head (%s) failed to synthesize: %w", sha[:12], err)}
+		default:
+			return cleanup, usagef("revision %s (%s) has no %s and cannot be synthesized: %v. Commit the assembly, set --synth-command, "+
+				"or pass --base-assembly/--head-assembly", side.rev, sha[:12], opts.AssemblyDir, err)
 		}
 	}
 	if opts.Repo == "" {
 		opts.Repo = repo.Root()
 	}
 	return cleanup, nil
+}
+
+// synthesizeRevision checks out a revision and runs its app; results are cached by commit.
+func synthesizeRevision(repo *gitrepo.Repo, sha, dir, tmp, name string, opts reviewOptions) (string, error) {
+	var cacheRoot string
+	if c, err := os.UserCacheDir(); err == nil {
+		cacheRoot = filepath.Join(c, "cdkbot")
+	}
+	appRel, err := filepath.Rel(repo.Root(), dir)
+	if err != nil || strings.HasPrefix(appRel, "..") {
+		appRel = "."
+	}
+	cached := ""
+	if cacheRoot != "" && opts.SynthCommand == "" && opts.InstallCommand == "" {
+		cached = filepath.Join(cacheRoot, "assemblies", sha, filepath.ToSlash(appRel))
+		if _, err := os.Stat(filepath.Join(cached, "manifest.json")); err == nil {
+			return cached, nil
+		}
+	}
+	src := filepath.Join(tmp, name+"-src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	if err := repo.Materialize(sha, "", src); err != nil {
+		return "", err
+	}
+	out := filepath.Join(tmp, name+"-synth")
+	log := opts.Log
+	if log == nil {
+		log = io.Discard
+	}
+	if err := synth.Run(context.Background(), synth.Options{Dir: filepath.Join(src, appRel), OutDir: out, InstallCommand: opts.InstallCommand,
+		SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: filepath.Join(cacheRoot, "node_modules"), Log: log}); err != nil {
+		return "", err
+	}
+	if cached != "" {
+		if err := os.MkdirAll(filepath.Dir(cached), 0o755); err == nil && os.Rename(out, cached) == nil {
+			return cached, nil
+		}
+	}
+	return out, nil
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

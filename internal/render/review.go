@@ -96,6 +96,9 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 	var head, tail bytes.Buffer
 	head.WriteString(MarkerComment(r) + "\n")
 	head.WriteString("### cdkbot review: " + mdText(reviewHeadline(r)) + "\n\n")
+	for _, n := range r.Notes {
+		head.WriteString("> [!WARNING]\n> " + mdText(n) + "\n\n")
+	}
 	writeGatesMarkdown(&head, r)
 	if len(r.Compatibility) > 0 {
 		tail.WriteString("\n")
@@ -170,6 +173,9 @@ func gateItems(g review.Gate) string {
 func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 	ew := &errWriter{w: w}
 	ew.printf("cdkbot review: %s\n", reviewHeadline(r))
+	for _, n := range r.Notes {
+		ew.printf("  note: %s\n", n)
+	}
 	for _, g := range r.Gates {
 		switch {
 		case g.Failing():

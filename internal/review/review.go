@@ -49,6 +49,7 @@ type Input struct {
 	Labels        []string // labels on the PR
 	Key           string   // identifies the comment (workflow, job, directory)
 	HeadSHA       string   // the commit reviewed, when known
+	Notes         []string // things the reviewer must know about how the review was made
 	Spec          *resourcespec.Spec
 }
 
@@ -74,6 +75,7 @@ type Report struct {
 	Gates         []Gate               `json:"gates"`
 	OverrideLabel string               `json:"overrideLabel"`
 	TemplateHash  map[string]string    `json:"templateHashes"` // sha256 of each head template as deployed
+	Notes         []string             `json:"notes,omitempty"`
 }
 
 // Failed is true when a gate fails: the check run's conclusion.
@@ -92,7 +94,7 @@ func Run(in Input) (*Report, error) {
 	if spec == nil {
 		spec = resourcespec.Default()
 	}
-	rep := &Report{Key: in.Key, HeadSHA: in.HeadSHA, OverrideLabel: in.OverrideLabel, TemplateHash: map[string]string{}}
+	rep := &Report{Key: in.Key, HeadSHA: in.HeadSHA, OverrideLabel: in.OverrideLabel, TemplateHash: map[string]string{}, Notes: in.Notes}
 	if rep.OverrideLabel == "" {
 		rep.OverrideLabel = DefaultOverrideLabel
 	}
