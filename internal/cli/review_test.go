@@ -2,6 +2,7 @@ package cli
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cdkbot/cdkbot/internal/testutil/golden"
@@ -33,4 +34,21 @@ func TestReviewCommand(t *testing.T) {
 		_, stdout, _ := run(t, tc.args...)
 		golden.Assert(t, "testdata/review/"+tc.name, []byte(stdout))
 	}
+}
+
+// A multi-stack, multi-account review: the multi-env app migrated from CDK v1 to today's v2.
+func TestMultiAccountReviewGolden(t *testing.T) {
+	base := filepath.Join("..", "..", "compat-fixtures", "aws-cdk-core@1.204.0", "multi-env")
+	head := filepath.Join("..", "..", "compat-fixtures", "aws-cdk-lib@2.276.0", "multi-env")
+	code, stdout, stderr := run(t, "review", "--base-assembly", base, "--head-assembly", head, "--format", "markdown",
+		"--fail-on", "destroy-stateful,security-broadening,compat-fail", "--key", "cdk/review/.")
+	if code != ExitOK && code != ExitVerdict {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"aws://111111111111/us-east-1", "aws://222222222222/eu-west-1", "#### Compatibility:", "legacy \\(1.0\\) to modern \\(2.0\\)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("review lacks %q", want)
+		}
+	}
+	golden.Assert(t, "testdata/review/multi-account-v1-to-v2.md", []byte(stdout))
 }
