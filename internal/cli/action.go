@@ -68,6 +68,22 @@ func runAction(ctx context.Context, streams IO) error {
 	switch ev := rt.EventName(); ev {
 	case "pull_request", "pull_request_target":
 		return reviewPullRequest(ctx, streams, rt)
+	case "issue_comment":
+		body, number, ok := rt.IssueComment()
+		if !ok || !strings.HasPrefix(strings.TrimSpace(body), "/cdkbot review") {
+			rt.Notice("cdkbot: the comment is not `/cdkbot review` on a pull request; nothing to do")
+			return nil
+		}
+		client, err := newGitHub(rt)
+		if err != nil {
+			return err
+		}
+		pr, err := client.PullRequest(ctx, number)
+		if err != nil {
+			return &operationError{err}
+		}
+		rt.SetPullRequest(&ghaction.PullRequest{Number: pr.Number, HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Labels: pr.Labels, Fork: pr.Fork})
+		return reviewPullRequest(ctx, streams, rt)
 	case "push":
 		rt.Notice("cdkbot: push event: deploying on merge is not part of this release yet; nothing to do")
 		return nil
@@ -101,9 +117,9 @@ func reviewPullRequest(ctx context.Context, streams IO, rt *ghaction.Runtime) er
 		// request code is never executed there: it needs pre-synthesized assemblies.
 		opts.Base, opts.Head, opts.AssemblyDir = pr.BaseSHA, pr.HeadSHA, "cdk.out"
 		opts.InstallCommand, opts.SynthCommand = rt.Input("install-command"), rt.Input("synth-command")
-		opts.NoSynth, opts.Log = rt.EventName() == "pull_request_target", streams.Out
+		opts.NoSynth, opts.Log = rt.EventName() != "pull_request", streams.Out
 		if opts.NoSynth {
-			rt.Warning("cdkbot: pull_request_target never runs pull request code; pass base-assembly and head-assembly synthesized by a trusted job")
+			rt.Warning("cdkbot: %s runs with a write token, so pull request code is never run; pass base-assembly and head-assembly synthesized by a trusted job", rt.EventName())
 		}
 	}
 	configGiven := opts.Config != ""

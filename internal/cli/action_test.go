@@ -112,3 +112,23 @@ func TestActionOtherEventsAreNoOps(t *testing.T) {
 		t.Errorf("schedule: %d\n%s", code, stdout)
 	}
 }
+
+// `/cdkbot review` on a pull request re-runs the review: the PR is read from the API, and the
+// sticky comment is written (with the PR's labels: here, approved).
+func TestActionIssueCommentReview(t *testing.T) {
+	srv := ghserver.New(t, actionToken)
+	srv.Login = "github-actions[bot]"
+	pr, _ := os.ReadFile(filepath.Join("testdata", "events", "pull_42.json"))
+	srv.Pulls[42] = string(pr)
+	actionEnv(t, srv, "issue_comment", "issue_comment_review.json")
+	code, stdout, _ := run(t, "action")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+	if got := strings.Join(srv.Calls, "\n"); got != "GET /repos/acme/shop/pulls/42\nGET /repos/acme/shop/issues/42/comments?per_page=100\nPOST /repos/acme/shop/issues/42/comments" {
+		t.Errorf("calls:\n%s", got)
+	}
+	if !strings.Contains(srv.Comments[42][0].Body, "overrode it") {
+		t.Error("the PR's labels were not used")
+	}
+}

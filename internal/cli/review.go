@@ -171,6 +171,23 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 	if err != nil {
 		return cleanup, usagef("%v", err)
 	}
+	// A shallow clone (actions/checkout's default depth 1) may lack the base: fetch it.
+	if repo.Shallow() {
+		for _, rev := range []string{opts.Base, opts.Head} {
+			if rev == "" {
+				continue
+			}
+			if _, err := repo.Resolve(rev); err != nil {
+				if opts.Log != nil {
+					fmt.Fprintf(opts.Log, "cdkbot: %s is not in this shallow clone; fetching history\n", rev)
+				}
+				if err := repo.Deepen(); err != nil {
+					return cleanup, &operationError{err}
+				}
+				break
+			}
+		}
+	}
 	if opts.Head == "" {
 		opts.Head = "HEAD"
 	}

@@ -15,6 +15,7 @@ import (
 type Runtime struct {
 	a   *githubactions.Action
 	ctx *githubactions.GitHubContext
+	pr  *PullRequest
 }
 
 // New reads the runtime from the environment.
@@ -72,6 +73,10 @@ func (r *Runtime) Error(format string, args ...any)   { r.a.Errorf(format, args.
 func (r *Runtime) Group(title string) { r.a.Group(title) }
 func (r *Runtime) EndGroup()          { r.a.EndGroup() }
 
+// SetPullRequest is for events that name a pull request without carrying it (issue_comment):
+// the caller reads it from the API.
+func (r *Runtime) SetPullRequest(pr *PullRequest) { r.pr = pr }
+
 // PullRequest is what cdkbot needs from a pull request event.
 type PullRequest struct {
 	Number           int
@@ -83,6 +88,9 @@ type PullRequest struct {
 
 // PullRequest reads the pull request of a pull_request or pull_request_target event.
 func (r *Runtime) PullRequest() (*PullRequest, bool) {
+	if r.pr != nil {
+		return r.pr, true
+	}
 	pr, ok := r.ctx.Event["pull_request"].(map[string]any)
 	if !ok {
 		return nil, false

@@ -291,3 +291,26 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// PullRequest is what a review needs to know about a pull request.
+type PullRequest struct {
+	Number           int
+	HeadSHA, BaseSHA string
+	Labels           []string
+	Fork             bool
+}
+
+// PullRequest reads a pull request (for events that name it without its details, such as a
+// comment on it).
+func (c *Client) PullRequest(ctx context.Context, number int) (*PullRequest, error) {
+	pr, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, number)
+	if err != nil {
+		return nil, fmt.Errorf("read pull request #%d: %w", number, err)
+	}
+	out := &PullRequest{Number: pr.GetNumber(), HeadSHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(),
+		Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()}
+	for _, l := range pr.Labels {
+		out.Labels = append(out.Labels, l.GetName())
+	}
+	return out, nil
+}

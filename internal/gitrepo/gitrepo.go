@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -184,4 +185,22 @@ func (r *Repo) CommitAll(message string, author object.Signature) (string, error
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	return h.String(), nil
+}
+
+// Deepen fetches the history a shallow clone lacks, with the git binary, which has the
+// credentials actions/checkout configured. It says what to do when it cannot.
+func (r *Repo) Deepen() error {
+	cmd := exec.Command("git", "-C", r.root, "fetch", "--no-tags", "--unshallow", "origin")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("this is a shallow clone and fetching its history failed (%v: %s); check out with fetch-depth: 0",
+			err, strings.TrimSpace(string(out)))
+	}
+	// go-git caches the shallow list; reopen.
+	repo, err := git.PlainOpen(r.root)
+	if err != nil {
+		return err
+	}
+	r.repo = repo
+	return nil
 }

@@ -3,7 +3,9 @@ package gitrepo
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,5 +89,42 @@ func TestResolveMergeBaseMaterialize(t *testing.T) {
 func TestOpenOutsideARepository(t *testing.T) {
 	if _, err := Open(t.TempDir()); err == nil {
 		t.Error("opened a directory that is not in a repository")
+	}
+}
+
+func TestDeepenAShallowClone(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	origin := t.TempDir()
+	r, err := Init(origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		write(t, origin, "f.txt", strings.Repeat("x", i+1))
+		if _, err := r.CommitAll("c", author); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	if out, err := exec.Command("git", "clone", "-q", "--depth", "1", "file://"+origin, clone).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	shallow, err := Open(clone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !shallow.Shallow() {
+		t.Fatal("clone is not shallow")
+	}
+	if _, err := shallow.Resolve("HEAD~2"); err == nil || !strings.Contains(err.Error(), "fetch-depth: 0") {
+		t.Fatalf("want a hint about fetch-depth, got %v", err)
+	}
+	if err := shallow.Deepen(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shallow.Resolve("HEAD~2"); err != nil {
+		t.Errorf("after deepening: %v", err)
 	}
 }

@@ -38,6 +38,7 @@ type Server struct {
 	Calls    []string              // "METHOD /path?query"
 	Fail     map[string][]Response // scripted responses, consumed in order, by "METHOD /path"
 	Token    string                // the token requests must carry
+	Pulls    map[int]string        // pull request JSON by number
 	PerPage  int
 	nextID   int64
 }
@@ -51,7 +52,8 @@ type Response struct {
 
 // New starts a server; it stops with the test.
 func New(t testing.TB, token string) *Server {
-	s := &Server{Login: "cdkbot[bot]", Comments: map[int][]*Comment{}, Fail: map[string][]Response{}, Token: token, PerPage: 100, nextID: 1000}
+	s := &Server{Login: "cdkbot[bot]", Comments: map[int][]*Comment{}, Fail: map[string][]Response{}, Token: token, PerPage: 100, nextID: 1000,
+		Pulls: map[int]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -92,6 +94,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
+	case len(parts) == 5 && parts[3] == "pulls" && r.Method == http.MethodGet:
+		n, _ := strconv.Atoi(parts[4])
+		if pr, ok := s.Pulls[n]; ok {
+			fmt.Fprint(w, pr)
+			return
+		}
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
 	case key == "GET /user":
 		json.NewEncoder(w).Encode(User{s.Login})
 	case key == "POST /graphql":
