@@ -129,6 +129,9 @@ func reviewPullRequest(ctx context.Context, streams IO, rt *ghaction.Runtime) er
 	if opts.OverrideLabel == "" {
 		opts.OverrideLabel = review.DefaultOverrideLabel
 	}
+	if st := rt.Input("stacks"); st != "" {
+		opts.Stacks = strings.Split(strings.ReplaceAll(st, " ", ""), ",")
+	}
 	if f := rt.Input("fail-on"); f != "" {
 		opts.FailOn = strings.Split(strings.ReplaceAll(f, " ", ""), ",")
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -36,7 +37,8 @@ type reviewOptions struct {
 	HeadSHA                    string
 	Format                     string
 	ShowMetadata               bool
-	InstallCommand             string // how a revision without a committed assembly is synthesized
+	Stacks                     []string // globs selecting stacks
+	InstallCommand             string   // how a revision without a committed assembly is synthesized
 	SynthCommand               string
 	SynthTimeout               time.Duration
 	NoSynth                    bool // never run the app (pull_request_target)
@@ -75,6 +77,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Key, "key", "default", "identifies the comment among several reviews of one PR")
 	cmd.Flags().StringVar(&opts.HeadSHA, "head-sha", "", "the commit reviewed, recorded in the comment's marker")
 	cmd.Flags().BoolVar(&opts.ShowMetadata, "show-metadata", false, "show resources whose only change is their Metadata")
+	cmd.Flags().StringSliceVar(&opts.Stacks, "stacks", nil, "only stacks whose id, display name or stack name matches this glob (repeatable)")
 	cmd.Flags().StringVar(&opts.InstallCommand, "install-command", "", "install dependencies before synthesizing (default from the lock file; none to skip)")
 	cmd.Flags().StringVar(&opts.SynthCommand, "synth-command", "", "synthesize the app (default: cdk.json's app, run with CDK_OUTDIR)")
 	cmd.Flags().DurationVar(&opts.SynthTimeout, "synth-timeout", 10*time.Minute, "time limit for installing and synthesizing one revision")
@@ -121,6 +124,11 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 	if err := review.ValidateGates(opts.FailOn); err != nil {
 		return nil, cleanup, usagef("--fail-on: %v", err)
 	}
+	for _, g := range opts.Stacks {
+		if _, err := path.Match(g, ""); err != nil {
+			return nil, cleanup, usagef("--stacks %q is not a valid glob: %v", g, err)
+		}
+	}
 	if !failOnGiven {
 		opts.FailOn = review.DefaultFailOn
 	}
@@ -152,7 +160,8 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 		}
 	}
 	rep, err = review.Run(review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor,
-		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Labels: opts.Labels, Key: opts.Key, HeadSHA: opts.HeadSHA, Notes: opts.Notes})
+		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Labels: opts.Labels, Key: opts.Key, HeadSHA: opts.HeadSHA, Notes: opts.Notes,
+		Keep: stackFilter(opts.Stacks)})
 	if err != nil {
 		return nil, cleanup, &inputError{err}
 	}

@@ -21,6 +21,8 @@ func TestReviewCommand(t *testing.T) {
 			[]string{"✗ gate replace blocks", "✗ gate security-broadening blocks", "· destroy-stateful"}, nil},
 		{"first deployment", []string{"review", "--head-assembly", after, "--config", policy}, ExitOK, []string{"3 stacks change", "policy: 0 error(s)"}, nil},
 		{"no head", []string{"review"}, ExitUsage, nil, []string{"name the change: --head-assembly DIR, or --repo DIR"}},
+		{"stack filter", []string{"review", "--base-assembly", before, "--head-assembly", after, "--stacks", "ShopNetwork"}, ExitOK,
+			[]string{"cdkbot review: 1 stack changes", "Stack ShopNetwork"}, nil},
 		{"unknown gate", []string{"review", "--head-assembly", after, "--fail-on", "everything"}, ExitUsage, nil, []string{`unknown gate "everything"`}},
 	})
 	for _, tc := range []struct {

@@ -44,12 +44,13 @@ type Input struct {
 	Policy        *aspects.Config // nil: no policy
 	Repo          compat.RepoFacts
 	ToolSchemaMax int
-	FailOn        []string // gate names; nil means DefaultFailOn
-	OverrideLabel string   // "" means DefaultOverrideLabel
-	Labels        []string // labels on the PR
-	Key           string   // identifies the comment (workflow, job, directory)
-	HeadSHA       string   // the commit reviewed, when known
-	Notes         []string // things the reviewer must know about how the review was made
+	FailOn        []string                   // gate names; nil means DefaultFailOn
+	OverrideLabel string                     // "" means DefaultOverrideLabel
+	Labels        []string                   // labels on the PR
+	Key           string                     // identifies the comment (workflow, job, directory)
+	HeadSHA       string                     // the commit reviewed, when known
+	Notes         []string                   // things the reviewer must know about how the review was made
+	Keep          func(*assembly.Stack) bool // selects stacks; nil reviews all
 	Spec          *resourcespec.Spec
 }
 
@@ -112,7 +113,7 @@ func Run(in Input) (*Report, error) {
 			return nil, fmt.Errorf("policy on head: %w", err)
 		}
 	}
-	stacks, err := cfndiff.DiffAssemblies(in.Base, in.Head, nil, opts)
+	stacks, err := cfndiff.DiffAssemblies(in.Base, in.Head, in.Keep, opts)
 	if err != nil {
 		return nil, err
 	}
