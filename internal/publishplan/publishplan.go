@@ -107,7 +107,9 @@ func Build(a *assembly.Assembly, o Options) (*Plan, error) {
 	if err := legacy(a, o, p); err != nil {
 		return nil, err
 	}
-	sort.SliceStable(p.Jobs, func(i, j int) bool { return p.Jobs[i].Manifest+"\x00"+p.Jobs[i].ID < p.Jobs[j].Manifest+"\x00"+p.Jobs[j].ID })
+	sort.SliceStable(p.Jobs, func(i, j int) bool {
+		return p.Jobs[i].Manifest+"\x00"+p.Jobs[i].ID < p.Jobs[j].Manifest+"\x00"+p.Jobs[j].ID
+	})
 	if len(o.IDs) > 0 {
 		return p.selected(o.IDs)
 	}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/spf13/cobra"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/publish"
+	"github.com/cdkbot/cdkbot/internal/publishplan"
+	"github.com/cdkbot/cdkbot/internal/render"
+)
+
+// publishOptions are the inputs of `cdkbot publish`.
+type publishOptions struct {
+	Dir           string
+	IDs           []string
+	DryRun        bool
+	Concurrency   int
+	Format        string
+	ToolkitBucket string
+	ToolkitStack  string
+}
+
+func newPublishCommand(streams IO) *cobra.Command {
+	f := &format{value: "text", allowed: []string{"text", "json"}}
+	o := publishOptions{}
+	cmd := &cobra.Command{
+		Use:   "publish ASSEMBLY [ID,ID...]",
+		Short: "Publish the file assets of a cloud assembly to their S3 destinations (idempotent)",
+		Long: "publish uploads every file asset of the assembly (or those selected by id, or id prefix of 8+\n" +
+			"characters) to each destination's bucket, assuming the destination's publishing role. Objects\n" +
+			"already present are skipped, so a re-run uploads only what is missing. Directories are zipped\n" +
+			"deterministically. --dry-run checks what is present and uploads nothing. Docker image assets\n" +
+			"are not published by this version: select the file assets by id to publish them alone.\n" +
+			"AWS credentials and endpoint come from the standard AWS configuration (AWS_PROFILE,\n" +
+			"AWS_REGION, AWS_ENDPOINT_URL, ...). Progress goes to stderr, the summary to stdout.",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usagef("%s takes the assembly directory and optionally a comma-separated list of asset ids", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Dir, o.Format = args[0], f.value
+			if len(args) == 2 {
+				for _, id := range strings.Split(args[1], ",") {
+					if id = strings.TrimSpace(id); id != "" {
+						o.IDs = append(o.IDs, id)
+					}
+				}
+			}
+			if o.Concurrency < 1 {
+				return usagef("--concurrency must be at least 1")
+			}
+			return runPublish(cmd.Context(), streams, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "check which assets are already published; upload nothing")
+	cmd.Flags().IntVar(&o.Concurrency, "concurrency", 8, "assets published at once")
+	cmd.Flags().Var(f, "format", "output format: text or json")
+	cmd.Flags().StringVar(&o.ToolkitBucket, "toolkit-bucket", "", "staging bucket for legacy (CDK v1) assets; default: the toolkit stack's BucketName output")
+	cmd.Flags().StringVar(&o.ToolkitStack, "toolkit-stack-name", "CDKToolkit", "bootstrap stack to read the legacy staging bucket from")
+	return cmd
+}
+
+func runPublish(ctx context.Context, streams IO, o publishOptions) error {
+	a, err := loadAssembly(o.Dir)
+	if err != nil {
+		return err
+	}
+	cfg, err := awsconfig.Load(ctx, awsconfig.Options{})
+	if err != nil {
+		return &operationError{err}
+	}
+	popts := publishplan.Options{IDs: o.IDs, DefaultRegion: cfg.Region, ToolkitBucket: o.ToolkitBucket}
+	if popts.ToolkitBucket == "" && hasLegacyFileAssets(a) {
+		if popts.ToolkitBucket, err = toolkitBucket(ctx, cfg, o.ToolkitStack); err != nil {
+			return &operationError{err}
+		}
+	}
+	plan, err := publishplan.Build(a, popts)
+	if err != nil {
+		return &inputError{err}
+	}
+	if needsAccount(plan) {
+		// Environment-agnostic stacks publish to the account of the credentials, as with the CDK CLI.
+		id, err := awsconfig.WhoAmI(ctx, cfg)
+		if err != nil {
+			return &operationError{err}
+		}
+		popts.DefaultAccount = id.Account
+		if plan, err = publishplan.Build(a, popts); err != nil {
+			return &inputError{err}
+		}
+	}
+	s, err := publish.Run(ctx, plan, publish.Options{Root: o.Dir, Concurrency: o.Concurrency, DryRun: o.DryRun,
+		Progress: progressPrinter(streams.Err, plan),
+		Files:    publish.S3Stores(awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-publish"}))})
+	if refused := new(publish.RefusedError); errors.As(err, &refused) {
+		return &inputError{err}
+	}
+	var rerr error
+	if o.Format == "json" {
+		rerr = render.PublishSummaryJSON(streams.Out, s, o.DryRun)
+	} else {
+		rerr = render.PublishSummaryText(streams.Out, s, o.DryRun)
+	}
+	if err != nil {
+		return &operationError{err}
+	}
+	return rerr
+}
+
+// progressPrinter reports each step as it happens, one line each with a running count, so a CI
+// log shows progress on long uploads and which asset is slow.
+func progressPrinter(w io.Writer, plan *publishplan.Plan) func(publish.Event) {
+	total := 0
+	for _, j := range plan.Jobs {
+		total += len(j.Destinations)
+	}
+	done := 0
+	return func(e publish.Event) {
+		switch e.State {
+		case publish.Packaging:
+			fmt.Fprintf(w, "cdkbot: zipping %.12s\n", e.Asset)
+		case publish.Uploading:
+			fmt.Fprintf(w, "cdkbot: uploading %.12s → %s (%d bytes)\n", e.Asset, e.Destination, e.Bytes)
+		case publish.Published, publish.Present, publish.Missing, publish.Failed:
+			done++
+			fmt.Fprintf(w, "cdkbot: [%d/%d] %.12s → %s: %s\n", done, total, e.Asset, e.Destination, e.State)
+		}
+	}
+}
+
+// needsAccount is true when a destination still waits for the account of the credentials.
+func needsAccount(p *publishplan.Plan) bool {
+	for _, j := range p.Jobs {
+		for _, d := range j.Destinations {
+			for _, s := range []string{d.Bucket, d.Key, d.AssumeRoleARN, d.Repository} {
+				if strings.Contains(s, "${AWS::AccountId}") || strings.Contains(s, assembly.UnknownAccount) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func hasLegacyFileAssets(a *assembly.Assembly) bool {
+	for _, s := range a.AllStacks() {
+		for _, la := range s.LegacyAssets() {
+			if la.Packaging != "container-image" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// toolkitBucket reads the legacy staging bucket from the bootstrap stack's outputs.
+func toolkitBucket(ctx context.Context, cfg aws.Config, stack string) (string, error) {
+	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: &stack})
+	if err != nil {
+		return "", fmt.Errorf("read the staging bucket of legacy assets from stack %s: %s (bootstrap the environment, or pass --toolkit-bucket)", stack, awsconfig.Explain(err))
+	}
+	for _, s := range out.Stacks {
+		for _, o := range s.Outputs {
+			if aws.ToString(o.OutputKey) == "BucketName" {
+				return aws.ToString(o.OutputValue), nil
+			}
+		}
+	}
+	return "", fmt.Errorf("stack %s has no BucketName output: pass the staging bucket with --toolkit-bucket", stack)
+}

@@ -1,0 +1,319 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cdkbot/cdkbot/internal/publishplan"
+)
+
+// FileStore is what publishing needs from an S3 destination; the S3 adapter implements it and
+// tests may substitute it.
+type FileStore interface {
+	// Exists reports whether the object is already published.
+	Exists(ctx context.Context, bucket, key string) (bool, error)
+	// Upload writes the object atomically: on failure nothing becomes visible.
+	Upload(ctx context.Context, bucket, key string, body io.Reader, size int64, contentType string) error
+}
+
+// FileStores opens the store of a destination, acting as its publishing role.
+type FileStores func(ctx context.Context, d publishplan.Destination) (FileStore, error)
+
+// Aliases of the outcome vocabulary, which lives with the plan so views can render it.
+type (
+	State   = publishplan.State
+	Outcome = publishplan.Outcome
+	Summary = publishplan.Summary
+)
+
+// States, re-exported for callers of this package.
+const (
+	Checking  = publishplan.Checking
+	Present   = publishplan.Present
+	Missing   = publishplan.Missing
+	Packaging = publishplan.Packaging
+	Uploading = publishplan.Uploading
+	Published = publishplan.Published
+	Failed    = publishplan.Failed
+	Skipped   = publishplan.Skipped
+)
+
+// Event reports progress of one asset at one destination (Destination is empty for events of
+// the asset as a whole, such as packaging).
+type Event struct {
+	Asset       string
+	Destination string
+	State       State
+	Bytes       int64
+	Err         error
+}
+
+// Options tune a run.
+type Options struct {
+	// Root is the assembly directory the plan's source paths are relative to.
+	Root string
+	// Files opens S3 destinations.
+	Files FileStores
+	// Concurrency bounds assets processed at once; zero means 8.
+	Concurrency int
+	// DryRun checks what is present and uploads nothing.
+	DryRun bool
+	// Progress, when set, receives every event (serialized; it need not lock).
+	Progress func(Event)
+	// TempDir holds zips while they upload; empty means the system's.
+	TempDir string
+}
+
+// RefusedError is a plan refused before anything was published: bad input, not an outage.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Unsupported lists the jobs of p this version cannot publish yet, so a run can refuse before
+// uploading anything rather than stop half way.
+func Unsupported(p *publishplan.Plan) []string {
+	var out []string
+	for _, j := range p.Jobs {
+		switch {
+		case j.Kind == publishplan.Image:
+			out = append(out, fmt.Sprintf("%s (%s): docker image assets are not published by this version of cdkbot", j.ID, j.Manifest))
+		case len(j.Executable) > 0:
+			out = append(out, fmt.Sprintf("%s (%s): assets built by an executable are not published by cdkbot (it never runs code from the assembly)", j.ID, j.Manifest))
+		}
+	}
+	return out
+}
+
+// Run publishes every job of p that is not already present. Assets run concurrently; the first
+// failure cancels the rest (uploads in flight are aborted, not left half-written) and is
+// returned, the summary recording every asset × destination.
+func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
+	if bad := Unsupported(p); len(bad) > 0 {
+		return Summary{}, &RefusedError{fmt.Errorf("cannot publish:\n  %s\nselect the other assets by id to publish them", strings.Join(bad, "\n  "))}
+	}
+	// Every source is checked before anything is uploaded, so a hostile path stops the run
+	// with nothing published.
+	for _, j := range p.Jobs {
+		if j.Kind != publishplan.File {
+			continue
+		}
+		if _, err := Source(o.Root, j.SourcePath); err != nil {
+			return Summary{}, &RefusedError{fmt.Errorf("asset %s (%s): %w", j.ID, j.Manifest, err)}
+		}
+	}
+	n := o.Concurrency
+	if n <= 0 {
+		n = 8
+	}
+	r := &run{o: o, outcomes: make([][]Outcome, len(p.Jobs))}
+	for i, j := range p.Jobs {
+		for _, d := range j.Destinations {
+			r.outcomes[i] = append(r.outcomes[i], Outcome{Asset: j.ID, Manifest: j.Manifest, Destination: d.ID,
+				Target: "s3://" + d.Bucket + "/" + d.Key, State: Skipped})
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(n)
+	for i := range p.Jobs {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error { return r.file(gctx, i, p.Jobs[i]) })
+	}
+	err := g.Wait()
+	var s Summary
+	for _, per := range r.outcomes {
+		s.Outcomes = append(s.Outcomes, per...)
+	}
+	return s, err
+}
+
+type run struct {
+	o        Options
+	mu       sync.Mutex
+	outcomes [][]Outcome
+}
+
+func (r *run) emit(e Event) {
+	if r.o.Progress == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.o.Progress(e)
+}
+
+func (r *run) set(i, k int, st State, bytes int64, err error) {
+	r.mu.Lock()
+	oc := &r.outcomes[i][k]
+	oc.State, oc.Bytes = st, bytes
+	if err != nil {
+		oc.Error = err.Error()
+	}
+	r.mu.Unlock()
+	r.emit(Event{Asset: oc.Asset, Destination: oc.Destination, State: st, Bytes: bytes, Err: err})
+}
+
+// file publishes one file asset: check every destination, package once if any lacks it, upload.
+func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
+	stores := make([]FileStore, len(j.Destinations))
+	var missing []int
+	for k, d := range j.Destinations {
+		r.set(i, k, Checking, 0, nil)
+		st, err := r.o.Files(ctx, d)
+		if err != nil {
+			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
+			r.set(i, k, Failed, 0, err)
+			return err
+		}
+		stores[k] = st
+		ok, err := st.Exists(ctx, d.Bucket, d.Key)
+		if err != nil {
+			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
+			r.set(i, k, Failed, 0, err)
+			return err
+		}
+		if ok {
+			r.set(i, k, Present, 0, nil)
+			continue
+		}
+		if r.o.DryRun {
+			r.set(i, k, Missing, 0, nil)
+			continue
+		}
+		missing = append(missing, k)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	body, size, contentType, cleanup, err := r.pack(j)
+	if err != nil {
+		err = fmt.Errorf("asset %s (%s): %w", j.ID, j.SourcePath, err)
+		for _, k := range missing {
+			r.set(i, k, Failed, 0, err)
+		}
+		return err
+	}
+	defer cleanup()
+	for _, k := range missing {
+		d := j.Destinations[k]
+		if _, err := body.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		r.set(i, k, Uploading, size, nil)
+		if err := stores[k].Upload(ctx, d.Bucket, d.Key, body, size, contentType); err != nil {
+			err = fmt.Errorf("asset %s → %s: upload: %w", j.ID, describe(d), err)
+			r.set(i, k, Failed, 0, err)
+			return err
+		}
+		r.set(i, k, Published, size, nil)
+	}
+	return nil
+}
+
+// pack opens the bytes to upload: the file itself, or a deterministic zip of the directory in
+// a temporary file (streamed there, so memory stays flat whatever the asset's size).
+func (r *run) pack(j publishplan.Job) (io.ReadSeeker, int64, string, func(), error) {
+	src, err := Source(r.o.Root, j.SourcePath)
+	if err != nil {
+		return nil, 0, "", nil, err
+	}
+	info, err := os.Stat(src)
+	if err != nil {
+		return nil, 0, "", nil, err
+	}
+	switch j.Packaging {
+	case "file", "":
+		if info.IsDir() {
+			return nil, 0, "", nil, errors.New("packaging is file but the source is a directory")
+		}
+		f, err := os.Open(src)
+		if err != nil {
+			return nil, 0, "", nil, err
+		}
+		return f, info.Size(), contentTypeOf(j.SourcePath), func() { f.Close() }, nil
+	case "zip":
+		if !info.IsDir() {
+			// A single file with zip packaging is uploaded as is: it already is the archive.
+			f, err := os.Open(src)
+			if err != nil {
+				return nil, 0, "", nil, err
+			}
+			return f, info.Size(), "application/zip", func() { f.Close() }, nil
+		}
+		r.emit(Event{Asset: j.ID, State: Packaging})
+		f, err := os.CreateTemp(r.o.TempDir, "cdkbot-asset-*.zip")
+		if err != nil {
+			return nil, 0, "", nil, err
+		}
+		cleanup := func() { f.Close(); os.Remove(f.Name()) }
+		if _, err := Zip(f, r.o.Root, src); err != nil {
+			cleanup()
+			return nil, 0, "", nil, err
+		}
+		size, err := f.Seek(0, io.SeekCurrent)
+		if err != nil {
+			cleanup()
+			return nil, 0, "", nil, err
+		}
+		return f, size, "application/zip", cleanup, nil
+	default:
+		return nil, 0, "", nil, fmt.Errorf("unknown packaging %q (expected file or zip)", j.Packaging)
+	}
+}
+
+// Source resolves an asset's root-relative source path, refusing absolute paths, paths that
+// climb out of the assembly and symlinks that lead out of it.
+func Source(root, rel string) (string, error) {
+	if rel == "" {
+		return "", errors.New("asset has no source path")
+	}
+	slash := filepath.ToSlash(rel)
+	if filepath.IsAbs(rel) || path.IsAbs(slash) {
+		return "", fmt.Errorf("source path %q is absolute: assets must be inside the assembly", rel)
+	}
+	if clean := path.Clean(slash); clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("source path %q leaves the assembly", rel)
+	}
+	rootAbs, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(rootAbs, filepath.FromSlash(slash)))
+	if err != nil {
+		return "", fmt.Errorf("source path %q: %w", rel, err)
+	}
+	if real != rootAbs && !strings.HasPrefix(real, rootAbs+string(filepath.Separator)) {
+		return "", fmt.Errorf("source path %q is a symbolic link to %s, outside the assembly", rel, real)
+	}
+	return real, nil
+}
+
+func contentTypeOf(name string) string {
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+func describe(d publishplan.Destination) string {
+	s := "s3://" + d.Bucket + "/" + d.Key
+	if d.Region != "" {
+		s += " (" + d.Region + ")"
+	}
+	if d.AssumeRoleARN != "" {
+		s += " as " + d.AssumeRoleARN
+	}
+	return s
+}

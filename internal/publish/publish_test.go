@@ -1,0 +1,125 @@
+package publish
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cdkbot/cdkbot/internal/publishplan"
+)
+
+// memStore is an in-memory FileStore recording uploads.
+type memStore struct {
+	mu      sync.Mutex
+	objects map[string][]byte
+	calls   []string
+}
+
+func (m *memStore) Exists(_ context.Context, bucket, key string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls = append(m.calls, "head "+bucket+"/"+key)
+	_, ok := m.objects[bucket+"/"+key]
+	return ok, nil
+}
+
+func (m *memStore) Upload(_ context.Context, bucket, key string, body io.Reader, size int64, contentType string) error {
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls = append(m.calls, "put "+bucket+"/"+key+" "+contentType)
+	m.objects[bucket+"/"+key] = b
+	return nil
+}
+
+func stores(m *memStore) FileStores {
+	return func(context.Context, publishplan.Destination) (FileStore, error) { return m, nil }
+}
+
+func job(id, src, packaging string) publishplan.Job {
+	return publishplan.Job{ID: id, Manifest: "App.assets", Kind: publishplan.File, SourcePath: src, Packaging: packaging,
+		Destinations: []publishplan.Destination{{ID: "current", Bucket: "b", Key: id}, {ID: "eu", Bucket: "b-eu", Key: id}}}
+}
+
+func TestRunRefusesEscapingSourcesBeforeAnyUpload(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(root, "ok.txt"), []byte("ok"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("secret"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "link"))
+	for _, bad := range []string{"../secret", "/etc/passwd", "link", "a/../../x"} {
+		t.Run(bad, func(t *testing.T) {
+			m := &memStore{objects: map[string][]byte{}}
+			p := &publishplan.Plan{Jobs: []publishplan.Job{job("good", "ok.txt", "file"), job("bad", bad, "file")}}
+			_, err := Run(context.Background(), p, Options{Root: root, Files: stores(m)})
+			if err == nil || !strings.Contains(err.Error(), "asset bad") || !strings.Contains(err.Error(), bad) {
+				t.Fatalf("error %v, want one naming asset bad and %q", err, bad)
+			}
+			if len(m.calls) != 0 {
+				t.Errorf("store used before the refusal: %v", m.calls)
+			}
+		})
+	}
+}
+
+func TestRunPackagesOnceAndUploadsToEveryMissingDestination(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "site", "js"), 0o755)
+	os.WriteFile(filepath.Join(root, "site", "index.html"), []byte("<h1>hi</h1>"), 0o644)
+	os.WriteFile(filepath.Join(root, "site", "js", "app.js"), []byte("1"), 0o644)
+	os.WriteFile(filepath.Join(root, "handler.js"), []byte("exports.h=1"), 0o644)
+	m := &memStore{objects: map[string][]byte{"b-eu/handler": []byte("old")}}
+	p := &publishplan.Plan{Jobs: []publishplan.Job{job("site", "site", "zip"), job("handler", "handler.js", "file")}}
+	var events []string
+	s, err := Run(context.Background(), p, Options{Root: root, Files: stores(m), Concurrency: 1,
+		Progress: func(e Event) { events = append(events, e.Asset+" "+e.Destination+" "+string(e.State)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Count(Published) != 3 || s.Count(Present) != 1 {
+		t.Errorf("outcomes %+v", s.Outcomes)
+	}
+	want := "site  packaging"
+	if !strings.Contains(strings.Join(events, "\n"), want) || strings.Count(strings.Join(events, "\n"), "packaging") != 1 {
+		t.Errorf("events (one packaging of site expected):\n%s", strings.Join(events, "\n"))
+	}
+	if string(m.objects["b/handler"]) != "exports.h=1" || string(m.objects["b-eu/handler"]) != "old" {
+		t.Errorf("handler objects: %q %q", m.objects["b/handler"], m.objects["b-eu/handler"])
+	}
+	if string(m.objects["b/site"][:2]) != "PK" || string(m.objects["b/site"]) != string(m.objects["b-eu/site"]) {
+		t.Error("site: not the same zip in both destinations")
+	}
+	if !strings.Contains(strings.Join(m.calls, "\n"), "put b/site application/zip") {
+		t.Errorf("calls: %v", m.calls)
+	}
+}
+
+func TestDryRunUploadsNothing(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.json"), []byte("{}"), 0o644)
+	m := &memStore{objects: map[string][]byte{"b/a": []byte("{}")}}
+	s, err := Run(context.Background(), &publishplan.Plan{Jobs: []publishplan.Job{job("a", "a.json", "file")}},
+		Options{Root: root, Files: stores(m), DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Count(Present) != 1 || s.Count(Missing) != 1 || len(m.objects) != 1 {
+		t.Errorf("outcomes %+v, objects %d", s.Outcomes, len(m.objects))
+	}
+}
+
+func TestUnsupportedRefusedUpFront(t *testing.T) {
+	p := &publishplan.Plan{Jobs: []publishplan.Job{job("a", "a.json", "file"), {ID: "img", Manifest: "App.assets", Kind: publishplan.Image}}}
+	m := &memStore{objects: map[string][]byte{}}
+	_, err := Run(context.Background(), p, Options{Root: t.TempDir(), Files: stores(m)})
+	if err == nil || !strings.Contains(err.Error(), "img (App.assets): docker image assets") || len(m.calls) != 0 {
+		t.Errorf("err %v, calls %v", err, m.calls)
+	}
+}

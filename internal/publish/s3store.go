@@ -1,0 +1,148 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/publishplan"
+)
+
+// S3Store publishes to S3 through one client (one role, one region). Objects above the
+// multipart threshold go up in parts through the SDK's transfer manager, which aborts the
+// multipart upload on failure so no partial object ever becomes visible.
+type S3Store struct {
+	client *s3.Client
+	tm     *transfermanager.Client
+
+	mu  sync.Mutex
+	enc map[string]encryption // bucket -> default encryption, asked once
+}
+
+type encryption struct {
+	algorithm s3types.ServerSideEncryption
+	kmsKeyID  string
+}
+
+// NewS3Store wraps an AWS configuration (already acting as the publishing role).
+func NewS3Store(cfg aws.Config) *S3Store {
+	client := awsconfig.S3(cfg)
+	return &S3Store{
+		client: client,
+		tm: transfermanager.New(client, func(o *transfermanager.Options) {
+			o.FailTimeout = 30 * time.Second // abort the multipart upload even when ctx is cancelled
+		}),
+		enc: map[string]encryption{},
+	}
+}
+
+// Exists implements FileStore with HeadObject.
+func (s *S3Store) Exists(ctx context.Context, bucket, key string) (bool, error) {
+	_, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key})
+	if err == nil {
+		return true, nil
+	}
+	var nf *s3types.NotFound
+	var nsk *s3types.NoSuchKey
+	if errors.As(err, &nf) || errors.As(err, &nsk) || httpStatus(err) == http.StatusNotFound {
+		return false, nil
+	}
+	return false, errors.New("check s3://" + bucket + "/" + key + ": " + awsconfig.Explain(err))
+}
+
+// Upload implements FileStore. A bucket whose default encryption is KMS gets the KMS headers
+// (bucket policies of hardened bootstraps deny uploads without them).
+func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.Reader, size int64, contentType string) error {
+	enc, err := s.encryption(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	in := &transfermanager.UploadObjectInput{Bucket: &bucket, Key: &key, Body: body, ContentLength: &size, ContentType: &contentType}
+	switch enc.algorithm {
+	case s3types.ServerSideEncryptionAwsKms:
+		in.ServerSideEncryption = "aws:kms"
+		if enc.kmsKeyID != "" {
+			in.SSEKMSKeyID = &enc.kmsKeyID
+		}
+	case s3types.ServerSideEncryptionAes256:
+		in.ServerSideEncryption = "AES256"
+	}
+	if _, err := s.tm.UploadObject(ctx, in); err != nil {
+		return errors.New(awsconfig.Explain(err))
+	}
+	return nil
+}
+
+// encryption asks the bucket's default encryption once. A publishing role may not be allowed
+// to read it; then the bucket's default applies, as with cdk-assets.
+func (s *S3Store) encryption(ctx context.Context, bucket string) (encryption, error) {
+	s.mu.Lock()
+	e, ok := s.enc[bucket]
+	s.mu.Unlock()
+	if ok {
+		return e, nil
+	}
+	out, err := s.client.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: &bucket})
+	switch {
+	case err == nil:
+		if c := out.ServerSideEncryptionConfiguration; c != nil && len(c.Rules) > 0 && c.Rules[0].ApplyServerSideEncryptionByDefault != nil {
+			d := c.Rules[0].ApplyServerSideEncryptionByDefault
+			e = encryption{algorithm: d.SSEAlgorithm, kmsKeyID: aws.ToString(d.KMSMasterKeyID)}
+		}
+	case httpStatus(err) == http.StatusNotFound && !isCode(err, "NoSuchBucket"), httpStatus(err) == http.StatusForbidden:
+		// No encryption configuration, or not ours to read.
+	case isCode(err, "NoSuchBucket"):
+		return e, errors.New("bucket " + bucket + " does not exist: is the environment bootstrapped (`cdk bootstrap`)?")
+	default:
+		return e, errors.New("read encryption of bucket " + bucket + ": " + awsconfig.Explain(err))
+	}
+	s.mu.Lock()
+	s.enc[bucket] = e
+	s.mu.Unlock()
+	return e, nil
+}
+
+func httpStatus(err error) int {
+	var re interface{ HTTPStatusCode() int }
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode()
+	}
+	return 0
+}
+
+func isCode(err error, code string) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && api.ErrorCode() == code
+}
+
+// S3Stores opens one S3Store per role and region, each acting as the destination's publishing
+// role through the session cache.
+func S3Stores(sessions *awsconfig.Sessions) FileStores {
+	var mu sync.Mutex
+	stores := map[awsconfig.Role]*S3Store{}
+	return func(ctx context.Context, d publishplan.Destination) (FileStore, error) {
+		role := awsconfig.Role{ARN: d.AssumeRoleARN, ExternalID: d.AssumeRoleExternalID, Region: d.Region}
+		cfg, err := sessions.For(ctx, role)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		st, ok := stores[role]
+		if !ok {
+			st = NewS3Store(cfg)
+			stores[role] = st
+		}
+		return st, nil
+	}
+}

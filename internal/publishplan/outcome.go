@@ -1,0 +1,43 @@
+package publishplan
+
+// State of one asset at one destination.
+type State string
+
+// States reported as publishing proceeds; Present, Published, Failed and Skipped are final.
+const (
+	Checking  State = "checking"
+	Present   State = "present"   // already published, nothing to do
+	Missing   State = "missing"   // dry run: would be published
+	Packaging State = "packaging" // zipping (once per asset)
+	Uploading State = "uploading"
+	Published State = "published"
+	Failed    State = "failed"
+	Skipped   State = "skipped" // not attempted: an earlier failure stopped the run
+)
+
+// Outcome of one asset at one destination.
+type Outcome struct {
+	Asset       string `json:"asset"`
+	Manifest    string `json:"manifest"`
+	Destination string `json:"destination"`
+	Target      string `json:"target"` // s3://bucket/key or repository:tag
+	State       State  `json:"state"`
+	Bytes       int64  `json:"bytes,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// Summary of a run, one outcome per asset × destination in plan order.
+type Summary struct {
+	Outcomes []Outcome `json:"outcomes"`
+}
+
+// Count returns how many outcomes are in state s.
+func (s Summary) Count(st State) int {
+	n := 0
+	for _, o := range s.Outcomes {
+		if o.State == st {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,82 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/publishplan"
+)
+
+// PublishSummaryText prints one line per asset × destination and the totals, the way a user
+// scans a publish in a terminal or a CI log: state first, then the short asset id, the
+// destination and where it went.
+func PublishSummaryText(w io.Writer, s publishplan.Summary, dryRun bool) error {
+	ew := &errWriter{w: w}
+	width, stateWidth := 0, 0
+	for _, o := range s.Outcomes {
+		width = max(width, len(o.Destination))
+		stateWidth = max(stateWidth, len(stateLabel(o.State)))
+	}
+	for _, o := range s.Outcomes {
+		line := fmt.Sprintf("  %-*s  %-12s  %-*s  %s", stateWidth, stateLabel(o.State), short(o.Asset), width, o.Destination, o.Target)
+		if o.Bytes > 0 && o.State == publishplan.Published {
+			line += " (" + byteSize(o.Bytes) + ")"
+		}
+		ew.printf("%s\n", line)
+		if o.Error != "" {
+			ew.printf("    %s\n", strings.ReplaceAll(o.Error, "\n", "\n    "))
+		}
+	}
+	var parts []string
+	for _, st := range []publishplan.State{publishplan.Published, publishplan.Missing, publishplan.Present, publishplan.Failed, publishplan.Skipped} {
+		if n := s.Count(st); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, stateLabel(st)))
+		}
+	}
+	if len(parts) == 0 {
+		parts = []string{"nothing to publish"}
+	}
+	verb := "Published"
+	if dryRun {
+		verb = "Dry run (nothing uploaded)"
+	}
+	ew.printf("%s\n", verb+": "+strings.Join(parts, ", "))
+	return ew.err
+}
+
+func stateLabel(st publishplan.State) string {
+	switch st {
+	case publishplan.Present:
+		return "present"
+	case publishplan.Missing:
+		return "would publish"
+	}
+	return string(st)
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// PublishSummaryJSON is the documented JSON shape of `cdkbot publish --format json`.
+func PublishSummaryJSON(w io.Writer, s publishplan.Summary, dryRun bool) error {
+	out := struct {
+		DryRun   bool                  `json:"dryRun"`
+		Outcomes []publishplan.Outcome `json:"outcomes"`
+		Totals   map[string]int        `json:"totals"`
+	}{DryRun: dryRun, Outcomes: s.Outcomes, Totals: map[string]int{}}
+	if out.Outcomes == nil {
+		out.Outcomes = []publishplan.Outcome{}
+	}
+	for _, o := range s.Outcomes {
+		out.Totals[string(o.State)]++
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
