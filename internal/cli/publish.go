@@ -20,13 +20,15 @@ import (
 
 // publishOptions are the inputs of `cdkbot publish`.
 type publishOptions struct {
-	Dir           string
-	IDs           []string
-	DryRun        bool
-	Concurrency   int
-	Format        string
-	ToolkitBucket string
-	ToolkitStack  string
+	Dir         string
+	IDs         []string
+	DryRun      bool
+	Concurrency int
+	// BuildConcurrency bounds docker builds at once.
+	BuildConcurrency int
+	Format           string
+	ToolkitBucket    string
+	ToolkitStack     string
 }
 
 func newPublishCommand(streams IO) *cobra.Command {
@@ -34,12 +36,13 @@ func newPublishCommand(streams IO) *cobra.Command {
 	o := publishOptions{}
 	cmd := &cobra.Command{
 		Use:   "publish ASSEMBLY [ID,ID...]",
-		Short: "Publish the file assets of a cloud assembly to their S3 destinations (idempotent)",
-		Long: "publish uploads every file asset of the assembly (or those selected by id, or id prefix of 8+\n" +
-			"characters) to each destination's bucket, assuming the destination's publishing role. Objects\n" +
-			"already present are skipped, so a re-run uploads only what is missing. Directories are zipped\n" +
-			"deterministically. --dry-run checks what is present and uploads nothing. Docker image assets\n" +
-			"are not published by this version: select the file assets by id to publish them alone.\n" +
+		Short: "Publish the assets of a cloud assembly: files to S3, docker images to ECR (idempotent)",
+		Long: "publish uploads every asset of the assembly (or those selected by id, or id prefix of 8+\n" +
+			"characters) to each destination, assuming the destination's publishing role. What is already\n" +
+			"present is skipped, so a re-run uploads only what is missing. Directories are zipped\n" +
+			"deterministically; images are built once with `docker build`, then tagged and pushed to each\n" +
+			"repository. --dry-run checks what is present and uploads nothing. Assets built by an\n" +
+			"`executable` are refused: cdkbot never runs code from the assembly.\n" +
 			"AWS credentials and endpoint come from the standard AWS configuration (AWS_PROFILE,\n" +
 			"AWS_REGION, AWS_ENDPOINT_URL, ...). Progress goes to stderr, the summary to stdout.",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -57,14 +60,15 @@ func newPublishCommand(streams IO) *cobra.Command {
 					}
 				}
 			}
-			if o.Concurrency < 1 {
-				return usagef("--concurrency must be at least 1")
+			if o.Concurrency < 1 || o.BuildConcurrency < 1 {
+				return usagef("--concurrency and --build-concurrency must be at least 1")
 			}
 			return runPublish(cmd.Context(), streams, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "check which assets are already published; upload nothing")
 	cmd.Flags().IntVar(&o.Concurrency, "concurrency", 8, "assets published at once")
+	cmd.Flags().IntVar(&o.BuildConcurrency, "build-concurrency", 1, "docker images built at once")
 	cmd.Flags().Var(f, "format", "output format: text or json")
 	cmd.Flags().StringVar(&o.ToolkitBucket, "toolkit-bucket", "", "staging bucket for legacy (CDK v1) assets; default: the toolkit stack's BucketName output")
 	cmd.Flags().StringVar(&o.ToolkitStack, "toolkit-stack-name", "CDKToolkit", "bootstrap stack to read the legacy staging bucket from")
@@ -101,9 +105,11 @@ func runPublish(ctx context.Context, streams IO, o publishOptions) error {
 			return &inputError{err}
 		}
 	}
+	sessions := awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-publish"})
 	s, err := publish.Run(ctx, plan, publish.Options{Root: o.Dir, Concurrency: o.Concurrency, DryRun: o.DryRun,
 		Progress: progressPrinter(streams.Err, plan),
-		Files:    publish.S3Stores(awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-publish"}))})
+		Files:    publish.S3Stores(sessions), Images: publish.ECRStores(sessions), Docker: publish.DockerCLI{Output: streams.Err},
+		DockerConcurrency: o.BuildConcurrency})
 	if refused := new(publish.RefusedError); errors.As(err, &refused) {
 		return &inputError{err}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdkbot/cdkbot/internal/testutil/fakedocker"
 	"github.com/cdkbot/cdkbot/internal/testutil/golden"
 	"github.com/cdkbot/cdkbot/internal/testutil/moto"
 )
@@ -18,25 +19,24 @@ func TestPublishCommandAgainstMoto(t *testing.T) {
 	moto.Env(t, srv.URL)
 	dir := fixture(t, "aws-cdk-lib@2.276.0/publish")
 
-	// The image asset cannot be published yet: refused before anything is uploaded.
-	code, _, stderr := run(t, "publish", dir)
-	if code != ExitUsage || !strings.Contains(stderr, "73b0e49e8cb9") || !strings.Contains(stderr, "select the other assets by id") {
-		t.Fatalf("publish with an image asset: exit %d\n%s", code, stderr)
-	}
+	calls := fakedocker.Install(t)
 
-	code, stdout, stderr := run(t, "publish", dir, publishFileIDs, "--dry-run")
+	code, stdout, stderr := run(t, "publish", dir, "--dry-run")
 	if code != ExitOK {
 		t.Fatalf("dry run: exit %d\n%s", code, stderr)
 	}
 	golden.Assert(t, "testdata/publish/dry-run.txt", []byte(stdout))
 
-	code, stdout, stderr = run(t, "publish", dir, publishFileIDs, "--concurrency", "2")
+	code, stdout, stderr = run(t, "publish", dir, "--concurrency", "2")
 	if code != ExitOK {
 		t.Fatalf("publish: exit %d\n%s", code, stderr)
 	}
 	golden.Assert(t, "testdata/publish/published.txt", []byte(stdout))
-	if !strings.Contains(stderr, "cdkbot: zipping ca0fe5e6ea5d") || !strings.Contains(stderr, "[4/4]") {
+	if !strings.Contains(stderr, "cdkbot: zipping ca0fe5e6ea5d") || !strings.Contains(stderr, "[5/5]") {
 		t.Errorf("progress on stderr:\n%s", stderr)
+	}
+	if got := fakedocker.Calls(t, calls); len(got) != 4 || !strings.HasPrefix(got[0], "build ") || !strings.HasPrefix(got[3], "push ") {
+		t.Errorf("docker calls: %q", got)
 	}
 
 	code, stdout, _ = run(t, "publish", dir, publishFileIDs, "--format", "json")
@@ -60,7 +60,7 @@ func TestPublishCommandUsage(t *testing.T) {
 	}{
 		{[]string{"publish"}, "takes the assembly directory"},
 		{[]string{"publish", fixture(t, "aws-cdk-lib@2.276.0/publish"), "deadbeef00"}, `no asset "deadbeef00"`},
-		{[]string{"publish", fixture(t, "aws-cdk-lib@2.276.0/publish"), "--concurrency", "0"}, "--concurrency must be at least 1"},
+		{[]string{"publish", fixture(t, "aws-cdk-lib@2.276.0/publish"), "--concurrency", "0"}, "--concurrency and --build-concurrency must be at least 1"},
 	} {
 		code, _, stderr := run(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {

@@ -64,6 +64,13 @@ type Options struct {
 	Root string
 	// Files opens S3 destinations.
 	Files FileStores
+	// Images opens ECR destinations; Docker builds, tags and pushes. Both are needed only when
+	// the plan has image assets.
+	Images ImageStores
+	Docker Docker
+	// DockerConcurrency bounds image builds at once (they are heavy); zero means 1, as the
+	// CDK CLI does by default.
+	DockerConcurrency int
 	// Concurrency bounds assets processed at once; zero means 8.
 	Concurrency int
 	// DryRun checks what is present and uploads nothing.
@@ -85,10 +92,7 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 func Unsupported(p *publishplan.Plan) []string {
 	var out []string
 	for _, j := range p.Jobs {
-		switch {
-		case j.Kind == publishplan.Image:
-			out = append(out, fmt.Sprintf("%s (%s): docker image assets are not published by this version of cdkbot", j.ID, j.Manifest))
-		case len(j.Executable) > 0:
+		if len(j.Executable) > 0 || (j.Image != nil && len(j.Image.Executable) > 0) {
 			out = append(out, fmt.Sprintf("%s (%s): assets built by an executable are not published by cdkbot (it never runs code from the assembly)", j.ID, j.Manifest))
 		}
 	}
@@ -105,10 +109,14 @@ func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
 	// Every source is checked before anything is uploaded, so a hostile path stops the run
 	// with nothing published.
 	for _, j := range p.Jobs {
-		if j.Kind != publishplan.File {
-			continue
+		src := j.SourcePath
+		if j.Kind == publishplan.Image {
+			if o.Images == nil || o.Docker == nil {
+				return Summary{}, &RefusedError{fmt.Errorf("asset %s (%s) is a docker image: no image publisher configured", j.ID, j.Manifest)}
+			}
+			src = j.Image.ResolvedDirectory
 		}
-		if _, err := Source(o.Root, j.SourcePath); err != nil {
+		if _, err := Source(o.Root, src); err != nil {
 			return Summary{}, &RefusedError{fmt.Errorf("asset %s (%s): %w", j.ID, j.Manifest, err)}
 		}
 	}
@@ -116,11 +124,19 @@ func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
 	if n <= 0 {
 		n = 8
 	}
-	r := &run{o: o, outcomes: make([][]Outcome, len(p.Jobs))}
+	builds := o.DockerConcurrency
+	if builds <= 0 {
+		builds = 1
+	}
+	r := &run{o: o, outcomes: make([][]Outcome, len(p.Jobs)), builds: make(chan struct{}, builds), logins: map[string]bool{}}
 	for i, j := range p.Jobs {
 		for _, d := range j.Destinations {
+			target := "s3://" + d.Bucket + "/" + d.Key
+			if j.Kind == publishplan.Image {
+				target = d.Repository + ":" + d.Tag
+			}
 			r.outcomes[i] = append(r.outcomes[i], Outcome{Asset: j.ID, Manifest: j.Manifest, Destination: d.ID,
-				Target: "s3://" + d.Bucket + "/" + d.Key, State: Skipped})
+				Target: target, State: Skipped})
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
@@ -128,6 +144,10 @@ func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
 	for i := range p.Jobs {
 		if gctx.Err() != nil {
 			break
+		}
+		if p.Jobs[i].Kind == publishplan.Image {
+			g.Go(func() error { return r.image(gctx, i, p.Jobs[i]) })
+			continue
 		}
 		g.Go(func() error { return r.file(gctx, i, p.Jobs[i]) })
 	}
@@ -143,6 +163,10 @@ type run struct {
 	o        Options
 	mu       sync.Mutex
 	outcomes [][]Outcome
+	builds   chan struct{} // docker build slots
+
+	loginMu sync.Mutex
+	logins  map[string]bool // registries logged in to
 }
 
 func (r *run) emit(e Event) {
@@ -309,6 +333,9 @@ func contentTypeOf(name string) string {
 
 func describe(d publishplan.Destination) string {
 	s := "s3://" + d.Bucket + "/" + d.Key
+	if d.Repository != "" {
+		s = d.Repository + ":" + d.Tag
+	}
 	if d.Region != "" {
 		s += " (" + d.Region + ")"
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/publishplan"
 )
 
@@ -116,10 +117,24 @@ func TestDryRunUploadsNothing(t *testing.T) {
 }
 
 func TestUnsupportedRefusedUpFront(t *testing.T) {
-	p := &publishplan.Plan{Jobs: []publishplan.Job{job("a", "a.json", "file"), {ID: "img", Manifest: "App.assets", Kind: publishplan.Image}}}
-	m := &memStore{objects: map[string][]byte{}}
-	_, err := Run(context.Background(), p, Options{Root: t.TempDir(), Files: stores(m)})
-	if err == nil || !strings.Contains(err.Error(), "img (App.assets): docker image assets") || len(m.calls) != 0 {
-		t.Errorf("err %v, calls %v", err, m.calls)
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.json"), []byte("{}"), 0o644)
+	os.Mkdir(filepath.Join(root, "img"), 0o755)
+	img := publishplan.Job{ID: "img", Manifest: "App.assets", Kind: publishplan.Image,
+		Image: &assembly.DockerImageSource{ResolvedDirectory: "img"}}
+	exe := publishplan.Job{ID: "exe", Manifest: "App.assets", Kind: publishplan.File, Executable: []string{"sh", "-c", "curl evil"}}
+	for _, tc := range []struct {
+		job  publishplan.Job
+		want string
+	}{
+		{img, "asset img (App.assets) is a docker image: no image publisher configured"},
+		{exe, "exe (App.assets): assets built by an executable are not published"},
+	} {
+		m := &memStore{objects: map[string][]byte{}}
+		p := &publishplan.Plan{Jobs: []publishplan.Job{job("a", "a.json", "file"), tc.job}}
+		_, err := Run(context.Background(), p, Options{Root: root, Files: stores(m)})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || len(m.calls) != 0 {
+			t.Errorf("err %v, calls %v; want %q before any call", err, m.calls, tc.want)
+		}
 	}
 }

@@ -1,0 +1,108 @@
+package publish
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ecr"
+	ecrtypes "github.com/aws/aws-sdk-go-v2/service/ecr/types"
+
+	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/publishplan"
+)
+
+// ImageStore is what publishing needs from an ECR destination.
+type ImageStore interface {
+	// Exists reports whether repository already holds tag.
+	Exists(ctx context.Context, repository, tag string) (bool, error)
+	// URI is the repository's address to tag and push to.
+	URI(ctx context.Context, repository string) (string, error)
+	// Credentials for `docker login` to the registry (host, user, password).
+	Credentials(ctx context.Context) (registry, user, password string, err error)
+}
+
+// ImageStores opens the store of a destination, acting as its publishing role.
+type ImageStores func(ctx context.Context, d publishplan.Destination) (ImageStore, error)
+
+// ECRStore is an ImageStore on one ECR client (one role, one region).
+type ECRStore struct {
+	client *ecr.Client
+}
+
+// NewECRStore wraps a configuration already acting as the image publishing role.
+func NewECRStore(cfg aws.Config) *ECRStore { return &ECRStore{client: ecr.NewFromConfig(cfg)} }
+
+// Exists implements ImageStore with DescribeImages by tag.
+func (s *ECRStore) Exists(ctx context.Context, repository, tag string) (bool, error) {
+	_, err := s.client.DescribeImages(ctx, &ecr.DescribeImagesInput{RepositoryName: &repository,
+		ImageIds: []ecrtypes.ImageIdentifier{{ImageTag: &tag}}})
+	var nf *ecrtypes.ImageNotFoundException
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &nf):
+		return false, nil
+	case isCode(err, "RepositoryNotFoundException"):
+		return false, errors.New("repository " + repository + " does not exist: is the environment bootstrapped (`cdk bootstrap`)?")
+	}
+	return false, errors.New("check " + repository + ":" + tag + ": " + awsconfig.Explain(err))
+}
+
+// URI implements ImageStore.
+func (s *ECRStore) URI(ctx context.Context, repository string) (string, error) {
+	out, err := s.client.DescribeRepositories(ctx, &ecr.DescribeRepositoriesInput{RepositoryNames: []string{repository}})
+	if err != nil {
+		return "", errors.New("find repository " + repository + ": " + awsconfig.Explain(err))
+	}
+	if len(out.Repositories) == 0 {
+		return "", errors.New("repository " + repository + " not found")
+	}
+	return aws.ToString(out.Repositories[0].RepositoryUri), nil
+}
+
+// Credentials implements ImageStore with an ECR authorization token.
+func (s *ECRStore) Credentials(ctx context.Context) (string, string, string, error) {
+	out, err := s.client.GetAuthorizationToken(ctx, &ecr.GetAuthorizationTokenInput{})
+	if err != nil {
+		return "", "", "", errors.New("get an ECR authorization token: " + awsconfig.Explain(err))
+	}
+	if len(out.AuthorizationData) == 0 {
+		return "", "", "", errors.New("ECR returned no authorization data")
+	}
+	d := out.AuthorizationData[0]
+	raw, err := base64.StdEncoding.DecodeString(aws.ToString(d.AuthorizationToken))
+	if err != nil {
+		return "", "", "", errors.New("ECR authorization token is not base64")
+	}
+	user, password, ok := strings.Cut(string(raw), ":")
+	if !ok {
+		return "", "", "", errors.New("ECR authorization token is not user:password")
+	}
+	registry := strings.TrimPrefix(strings.TrimPrefix(aws.ToString(d.ProxyEndpoint), "https://"), "http://")
+	return registry, user, password, nil
+}
+
+// ECRStores opens one ECRStore per role and region.
+func ECRStores(sessions *awsconfig.Sessions) ImageStores {
+	var mu sync.Mutex
+	stores := map[awsconfig.Role]*ECRStore{}
+	return func(ctx context.Context, d publishplan.Destination) (ImageStore, error) {
+		role := awsconfig.Role{ARN: d.AssumeRoleARN, ExternalID: d.AssumeRoleExternalID, Region: d.Region}
+		cfg, err := sessions.For(ctx, role)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		st, ok := stores[role]
+		if !ok {
+			st = NewECRStore(cfg)
+			stores[role] = st
+		}
+		return st, nil
+	}
+}

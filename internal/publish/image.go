@@ -1,0 +1,111 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/publishplan"
+)
+
+// image publishes one docker image asset: check every destination, build once if any lacks
+// it, then tag and push to each. Builds take a slot of their own, so a few heavy builds do not
+// hold up file uploads.
+func (r *run) image(ctx context.Context, i int, j publishplan.Job) error {
+	stores := make([]ImageStore, len(j.Destinations))
+	var missing []int
+	for k, d := range j.Destinations {
+		r.set(i, k, Checking, 0, nil)
+		st, err := r.o.Images(ctx, d)
+		if err == nil {
+			stores[k] = st
+			var ok bool
+			ok, err = st.Exists(ctx, d.Repository, d.Tag)
+			if err == nil && ok {
+				r.set(i, k, Present, 0, nil)
+				continue
+			}
+		}
+		if err != nil {
+			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
+			r.set(i, k, Failed, 0, err)
+			return err
+		}
+		if r.o.DryRun {
+			r.set(i, k, Missing, 0, nil)
+			continue
+		}
+		missing = append(missing, k)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	local := "cdkasset-" + strings.ToLower(j.ID)
+	if err := r.build(ctx, j, local); err != nil {
+		err = fmt.Errorf("asset %s (%s): %w", j.ID, j.Image.ResolvedDirectory, err)
+		for _, k := range missing {
+			r.set(i, k, Failed, 0, err)
+		}
+		return err
+	}
+	for _, k := range missing {
+		d := j.Destinations[k]
+		r.set(i, k, Uploading, 0, nil)
+		if err := r.push(ctx, stores[k], local, d); err != nil {
+			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
+			r.set(i, k, Failed, 0, err)
+			return err
+		}
+		r.set(i, k, Published, 0, nil)
+	}
+	return nil
+}
+
+func (r *run) build(ctx context.Context, j publishplan.Job, local string) error {
+	select {
+	case r.builds <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-r.builds }()
+	dir, err := Source(r.o.Root, j.Image.ResolvedDirectory)
+	if err != nil {
+		return err
+	}
+	r.emit(Event{Asset: j.ID, State: Packaging})
+	return r.o.Docker.Run(ctx, buildArgs(*j.Image, local, dir), nil)
+}
+
+func (r *run) push(ctx context.Context, st ImageStore, local string, d publishplan.Destination) error {
+	uri, err := st.URI(ctx, d.Repository)
+	if err != nil {
+		return err
+	}
+	if err := r.login(ctx, st); err != nil {
+		return err
+	}
+	remote := uri + ":" + d.Tag
+	if err := r.o.Docker.Run(ctx, []string{"tag", local, remote}, nil); err != nil {
+		return err
+	}
+	return r.o.Docker.Run(ctx, []string{"push", remote}, nil)
+}
+
+// login runs `docker login` once per registry, the password on stdin so it never appears in a
+// process list or a log.
+func (r *run) login(ctx context.Context, st ImageStore) error {
+	registry, user, password, err := st.Credentials(ctx)
+	if err != nil {
+		return err
+	}
+	r.loginMu.Lock()
+	defer r.loginMu.Unlock()
+	if r.logins[registry] {
+		return nil
+	}
+	if err := r.o.Docker.Run(ctx, []string{"login", "--username", user, "--password-stdin", registry}, strings.NewReader(password)); err != nil {
+		return err
+	}
+	r.logins[registry] = true
+	return nil
+}
