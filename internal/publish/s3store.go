@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
+	tmtypes "github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
@@ -18,9 +19,19 @@ import (
 	"github.com/cdkbot/cdkbot/internal/publishplan"
 )
 
-// S3Store publishes to S3 through one client (one role, one region). Objects above the
-// multipart threshold go up in parts through the SDK's transfer manager, which aborts the
-// multipart upload on failure so no partial object ever becomes visible.
+// multipartThreshold is the size from which objects go up in parts. Below it a single
+// PutObject streams the file (seekable, so the SDK reads it without buffering it whole).
+const multipartThreshold = 32 << 20
+
+// multipartSlots bounds multipart uploads at once across every store: the transfer manager
+// buffers its parts in memory (about 50 MB per upload), and memory must stay flat however many
+// assets run in parallel.
+var multipartSlots = make(chan struct{}, 2)
+
+// S3Store publishes to S3 through one client (one role, one region). Objects above
+// multipartThreshold go up in parts through the SDK's transfer manager, which aborts the
+// multipart upload on failure so no partial object ever becomes visible; a single PutObject
+// is atomic by nature.
 type S3Store struct {
 	client *s3.Client
 	tm     *transfermanager.Client
@@ -41,6 +52,9 @@ func NewS3Store(cfg aws.Config) *S3Store {
 		client: client,
 		tm: transfermanager.New(client, func(o *transfermanager.Options) {
 			o.FailTimeout = 30 * time.Second // abort the multipart upload even when ctx is cancelled
+			o.MultipartUploadThreshold = multipartThreshold
+			o.PartSizeBytes = 8 << 20
+			o.Concurrency = 4
 		}),
 		enc: map[string]encryption{},
 	}
@@ -67,15 +81,35 @@ func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.Reader
 	if err != nil {
 		return err
 	}
-	in := &transfermanager.UploadObjectInput{Bucket: &bucket, Key: &key, Body: body, ContentLength: &size, ContentType: &contentType}
+	var sse s3types.ServerSideEncryption
+	var kmsKey *string
 	switch enc.algorithm {
 	case s3types.ServerSideEncryptionAwsKms:
-		in.ServerSideEncryption = "aws:kms"
+		sse = s3types.ServerSideEncryptionAwsKms
 		if enc.kmsKeyID != "" {
-			in.SSEKMSKeyID = &enc.kmsKeyID
+			kmsKey = &enc.kmsKeyID
 		}
 	case s3types.ServerSideEncryptionAes256:
-		in.ServerSideEncryption = "AES256"
+		sse = s3types.ServerSideEncryptionAes256
+	}
+	if rs, ok := body.(io.ReadSeeker); ok && size < multipartThreshold {
+		_, err := s.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: rs, ContentLength: &size,
+			ContentType: &contentType, ServerSideEncryption: sse, SSEKMSKeyId: kmsKey})
+		if err != nil {
+			return errors.New(awsconfig.Explain(err))
+		}
+		return nil
+	}
+	select {
+	case multipartSlots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-multipartSlots }()
+	in := &transfermanager.UploadObjectInput{Bucket: &bucket, Key: &key, Body: body, ContentLength: &size, ContentType: &contentType,
+		SSEKMSKeyID: kmsKey}
+	if sse != "" {
+		in.ServerSideEncryption = tmtypes.ServerSideEncryption(sse)
 	}
 	if _, err := s.tm.UploadObject(ctx, in); err != nil {
 		return errors.New(awsconfig.Explain(err))
