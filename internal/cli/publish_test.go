@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/ecr"
 
 	"github.com/cdkbot/cdkbot/internal/testutil/fakedocker"
 	"github.com/cdkbot/cdkbot/internal/testutil/golden"
@@ -66,5 +69,50 @@ func TestPublishCommandUsage(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr:\n%s", tc.args, code, stderr)
 		}
+	}
+}
+
+// A CDK v1 assembly (legacy synthesis: asset parameters, no asset manifest) publishes its file
+// assets to the toolkit staging bucket under assets/<id>/<hash><ext>.
+func TestPublishCommandLegacyAssembly(t *testing.T) {
+	srv := moto.Start(t)
+	srv.Bootstrap(t)
+	moto.Env(t, srv.URL)
+	calls := fakedocker.Install(t)
+	dir := fixture(t, "aws-cdk-core@1.204.0/publish")
+	bucket := "cdk-hnb659fds-assets-123456789012-us-east-1" // the modern bootstrap's bucket stands in for v1's staging bucket
+
+	// Without the bootstrap stack the bucket cannot be found: the error says what to pass.
+	code, _, stderr := run(t, "publish", dir, "--dry-run", "--toolkit-stack-name", "Missing")
+	if code != ExitFailure || !strings.Contains(stderr, "--toolkit-bucket") || !strings.Contains(stderr, "Missing") {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	// The bucket is read from the CDKToolkit stack's BucketName output.
+	code, stdout, stderr := run(t, "publish", dir, "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	var out struct {
+		Outcomes []struct{ Target, State string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	for _, o := range out.Outcomes {
+		if strings.HasPrefix(o.Target, "s3://"+bucket+"/assets/") {
+			files++
+		}
+		if o.State != "published" {
+			t.Errorf("%s: %s", o.Target, o.State)
+		}
+	}
+	if files != 3 || len(fakedocker.Calls(t, calls)) != 4 {
+		t.Errorf("%d legacy file uploads, docker calls %q:\n%s", files, fakedocker.Calls(t, calls), stdout)
+	}
+	// The legacy repository was created on first use.
+	if _, err := ecr.NewFromConfig(srv.Config()).DescribeRepositories(context.Background(),
+		&ecr.DescribeRepositoriesInput{RepositoryNames: []string{"aws-cdk/assets"}}); err != nil {
+		t.Errorf("legacy repository: %v", err)
 	}
 }

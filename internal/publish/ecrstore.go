@@ -23,6 +23,8 @@ type ImageStore interface {
 	URI(ctx context.Context, repository string) (string, error)
 	// Credentials for `docker login` to the registry (host, user, password).
 	Credentials(ctx context.Context) (registry, user, password string, err error)
+	// CreateRepository creates repository unless it exists.
+	CreateRepository(ctx context.Context, repository string) error
 }
 
 // ImageStores opens the store of a destination, acting as its publishing role.
@@ -84,6 +86,18 @@ func (s *ECRStore) Credentials(ctx context.Context) (string, string, string, err
 	}
 	registry := strings.TrimPrefix(strings.TrimPrefix(aws.ToString(d.ProxyEndpoint), "https://"), "http://")
 	return registry, user, password, nil
+}
+
+// CreateRepository implements ImageStore, with image scanning on push as the CDK toolkit did
+// for legacy repositories.
+func (s *ECRStore) CreateRepository(ctx context.Context, repository string) error {
+	_, err := s.client.CreateRepository(ctx, &ecr.CreateRepositoryInput{RepositoryName: &repository,
+		ImageScanningConfiguration: &ecrtypes.ImageScanningConfiguration{ScanOnPush: true}})
+	var exists *ecrtypes.RepositoryAlreadyExistsException
+	if err == nil || errors.As(err, &exists) {
+		return nil
+	}
+	return errors.New("create repository " + repository + ": " + awsconfig.Explain(err))
 }
 
 // ECRStores opens one ECRStore per role and region.

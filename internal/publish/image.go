@@ -17,6 +17,9 @@ func (r *run) image(ctx context.Context, i int, j publishplan.Job) error {
 	for k, d := range j.Destinations {
 		r.set(i, k, Checking, 0, nil)
 		st, err := r.o.Images(ctx, d)
+		if err == nil && d.CreateRepository && !r.o.DryRun {
+			err = st.CreateRepository(ctx, d.Repository)
+		}
 		if err == nil {
 			stores[k] = st
 			var ok bool

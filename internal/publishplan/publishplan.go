@@ -49,6 +49,9 @@ type Destination struct {
 	// Images.
 	Repository string `json:"repositoryName,omitempty"`
 	Tag        string `json:"imageTag,omitempty"`
+	// CreateRepository: legacy (1.0) images go to a repository the toolkit creates on first
+	// use, where modern ones use the bootstrap stack's.
+	CreateRepository bool `json:"createRepository,omitempty"`
 }
 
 // Plan is the publishing work of an assembly.
@@ -149,7 +152,7 @@ func legacy(a *assembly.Assembly, o Options, p *Plan) error {
 				src := assembly.DockerImageSource{Directory: la.Path, ResolvedDirectory: la.ResolvedPath, DockerFile: la.File,
 					DockerBuildArgs: la.BuildArgs, DockerBuildTarget: la.Target, NetworkMode: la.NetworkMode, Platform: la.Platform}
 				p.Jobs = append(p.Jobs, Job{ID: la.ID, Manifest: s.QualifiedID(), Kind: Image, Image: &src,
-					Destinations: []Destination{{ID: "legacy", Region: s.Environment.Region, Repository: repo, Tag: tag}}})
+					Destinations: []Destination{{ID: "legacy", Region: s.Environment.Region, Repository: repo, Tag: tag, CreateRepository: true}}})
 				if la.ImageNameParameter != "" {
 					params[la.ImageNameParameter] = repo + ":" + tag
 				}
