@@ -26,6 +26,7 @@ type publishOptions struct {
 	Concurrency int
 	// BuildConcurrency bounds docker builds at once.
 	BuildConcurrency int
+	AllowExecutables bool
 	Format           string
 	ToolkitBucket    string
 	ToolkitStack     string
@@ -42,7 +43,7 @@ func newPublishCommand(streams IO) *cobra.Command {
 			"present is skipped, so a re-run uploads only what is missing. Directories are zipped\n" +
 			"deterministically; images are built once with `docker build`, then tagged and pushed to each\n" +
 			"repository. --dry-run checks what is present and uploads nothing. Assets built by an\n" +
-			"`executable` are refused: cdkbot never runs code from the assembly.\n" +
+			"`executable` run code from the app: refused unless --allow-executables.\n" +
 			"AWS credentials and endpoint come from the standard AWS configuration (AWS_PROFILE,\n" +
 			"AWS_REGION, AWS_ENDPOINT_URL, ...). Progress goes to stderr, the summary to stdout.",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -68,6 +69,7 @@ func newPublishCommand(streams IO) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "check which assets are already published; upload nothing")
 	cmd.Flags().IntVar(&o.Concurrency, "concurrency", 8, "assets published at once")
+	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false, "run the commands of assets built by an executable (code from the app: trusted revisions only)")
 	cmd.Flags().IntVar(&o.BuildConcurrency, "build-concurrency", 1, "docker images built at once")
 	cmd.Flags().Var(f, "format", "output format: text or json")
 	cmd.Flags().StringVar(&o.ToolkitBucket, "toolkit-bucket", "", "staging bucket for legacy (CDK v1) assets; default: the toolkit stack's BucketName output")
@@ -109,7 +111,7 @@ func runPublish(ctx context.Context, streams IO, o publishOptions) error {
 	s, err := publish.Run(ctx, plan, publish.Options{Root: o.Dir, Concurrency: o.Concurrency, DryRun: o.DryRun,
 		Progress: progressPrinter(streams.Err, plan),
 		Files:    publish.S3Stores(sessions), Images: publish.ECRStores(sessions), Docker: publish.DockerCLI{Output: streams.Err},
-		DockerConcurrency: o.BuildConcurrency})
+		DockerConcurrency: o.BuildConcurrency, AllowExecutables: o.AllowExecutables})
 	if refused := new(publish.RefusedError); errors.As(err, &refused) {
 		return &inputError{err}
 	}

@@ -44,7 +44,15 @@ func (r *run) image(ctx context.Context, i int, j publishplan.Job) error {
 		return nil
 	}
 	local := "cdkasset-" + strings.ToLower(j.ID)
-	if err := r.build(ctx, j, local); err != nil {
+	var err error
+	if argv := executable(j); argv != nil {
+		// As cdk-assets: the command builds the image and prints its local tag.
+		r.emit(Event{Asset: j.ID, State: Packaging})
+		local, err = runExecutable(ctx, r.o.Root, argv)
+	} else {
+		err = r.build(ctx, j, local)
+	}
+	if err != nil {
 		err = fmt.Errorf("asset %s (%s): %w", j.ID, j.Image.ResolvedDirectory, err)
 		for _, k := range missing {
 			r.set(i, k, Failed, 0, err)

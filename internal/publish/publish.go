@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -79,6 +80,9 @@ type Options struct {
 	Progress func(Event)
 	// TempDir holds zips while they upload; empty means the system's.
 	TempDir string
+	// AllowExecutables runs the commands of assets built by an executable (code from the app,
+	// so only for trusted revisions); otherwise such assets are refused up front.
+	AllowExecutables bool
 }
 
 // RefusedError is a plan refused before anything was published: bad input, not an outage.
@@ -87,29 +91,43 @@ type RefusedError struct{ Err error }
 func (e *RefusedError) Error() string { return e.Err.Error() }
 func (e *RefusedError) Unwrap() error { return e.Err }
 
-// Unsupported lists the jobs of p this version cannot publish yet, so a run can refuse before
-// uploading anything rather than stop half way.
-func Unsupported(p *publishplan.Plan) []string {
+// Executables lists the jobs of p built by running a command from the assembly, which a run
+// refuses up front unless allowed, rather than stop half way.
+func Executables(p *publishplan.Plan) []string {
 	var out []string
 	for _, j := range p.Jobs {
-		if len(j.Executable) > 0 || (j.Image != nil && len(j.Image.Executable) > 0) {
-			out = append(out, fmt.Sprintf("%s (%s): assets built by an executable are not published by cdkbot (it never runs code from the assembly)", j.ID, j.Manifest))
+		if executable(j) != nil {
+			out = append(out, fmt.Sprintf("%s (%s): built by running %q", j.ID, j.Manifest, strings.Join(executable(j), " ")))
 		}
 	}
 	return out
+}
+
+func executable(j publishplan.Job) []string {
+	if j.Image != nil && len(j.Image.Executable) > 0 {
+		return j.Image.Executable
+	}
+	return j.Executable
 }
 
 // Run publishes every job of p that is not already present. Assets run concurrently; the first
 // failure cancels the rest (uploads in flight are aborted, not left half-written) and is
 // returned, the summary recording every asset × destination.
 func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
-	if bad := Unsupported(p); len(bad) > 0 {
-		return Summary{}, &RefusedError{fmt.Errorf("cannot publish:\n  %s\nselect the other assets by id to publish them", strings.Join(bad, "\n  "))}
+	if bad := Executables(p); len(bad) > 0 && !o.AllowExecutables {
+		return Summary{}, &RefusedError{fmt.Errorf("these assets are built by running code from the assembly:\n  %s\n"+
+			"allow it for trusted revisions only (--allow-executables), or select the other assets by id", strings.Join(bad, "\n  "))}
 	}
 	// Every source is checked before anything is uploaded, so a hostile path stops the run
 	// with nothing published.
 	for _, j := range p.Jobs {
 		src := j.SourcePath
+		if j.Kind == publishplan.Image && (o.Images == nil || o.Docker == nil) {
+			return Summary{}, &RefusedError{fmt.Errorf("asset %s (%s) is a docker image: no image publisher configured", j.ID, j.Manifest)}
+		}
+		if executable(j) != nil {
+			continue // no source on disk: the command makes it
+		}
 		if j.Kind == publishplan.Image {
 			if o.Images == nil || o.Docker == nil {
 				return Summary{}, &RefusedError{fmt.Errorf("asset %s (%s) is a docker image: no image publisher configured", j.ID, j.Manifest)}
@@ -221,7 +239,7 @@ func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	body, size, contentType, cleanup, err := r.pack(j)
+	body, size, contentType, cleanup, err := r.pack(ctx, j)
 	if err != nil {
 		err = fmt.Errorf("asset %s (%s): %w", j.ID, j.SourcePath, err)
 		for _, k := range missing {
@@ -248,7 +266,29 @@ func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
 
 // pack opens the bytes to upload: the file itself, or a deterministic zip of the directory in
 // a temporary file (streamed there, so memory stays flat whatever the asset's size).
-func (r *run) pack(j publishplan.Job) (io.ReadSeeker, int64, string, func(), error) {
+func (r *run) pack(ctx context.Context, j publishplan.Job) (io.ReadSeeker, int64, string, func(), error) {
+	if argv := executable(j); argv != nil {
+		// As cdk-assets: the command runs in the assembly and prints the path of the archive to upload.
+		r.emit(Event{Asset: j.ID, State: Packaging})
+		out, err := runExecutable(ctx, r.o.Root, argv)
+		if err != nil {
+			return nil, 0, "", nil, err
+		}
+		path := out
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(r.o.Root, path)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, 0, "", nil, fmt.Errorf("%q printed %q, which is not a readable file: %w", strings.Join(argv, " "), out, err)
+		}
+		info, err := f.Stat()
+		if err != nil || !info.Mode().IsRegular() {
+			f.Close()
+			return nil, 0, "", nil, fmt.Errorf("%q printed %q, which is not a regular file", strings.Join(argv, " "), out)
+		}
+		return f, info.Size(), "application/zip", func() { f.Close() }, nil
+	}
 	src, err := Source(r.o.Root, j.SourcePath)
 	if err != nil {
 		return nil, 0, "", nil, err
@@ -295,6 +335,24 @@ func (r *run) pack(j publishplan.Job) (io.ReadSeeker, int64, string, func(), err
 	default:
 		return nil, 0, "", nil, fmt.Errorf("unknown packaging %q (expected file or zip)", j.Packaging)
 	}
+}
+
+// runExecutable runs an asset's command in the assembly directory and returns the last line
+// it printed; its stderr is kept for the error.
+func runExecutable(ctx context.Context, dir string, argv []string) (string, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%q failed: %w\n%s", strings.Join(argv, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return "", fmt.Errorf("%q printed nothing: it must print the path (files) or tag (images) it built", strings.Join(argv, " "))
+	}
+	return last, nil
 }
 
 // Source resolves an asset's root-relative source path, refusing absolute paths, paths that

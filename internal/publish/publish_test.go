@@ -128,7 +128,7 @@ func TestUnsupportedRefusedUpFront(t *testing.T) {
 		want string
 	}{
 		{img, "asset img (App.assets) is a docker image: no image publisher configured"},
-		{exe, "exe (App.assets): assets built by an executable are not published"},
+		{exe, "exe (App.assets): built by running \"sh -c curl evil\""},
 	} {
 		m := &memStore{objects: map[string][]byte{}}
 		p := &publishplan.Plan{Jobs: []publishplan.Job{job("a", "a.json", "file"), tc.job}}
@@ -136,5 +136,34 @@ func TestUnsupportedRefusedUpFront(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || len(m.calls) != 0 {
 			t.Errorf("err %v, calls %v; want %q before any call", err, m.calls, tc.want)
 		}
+	}
+}
+
+func TestExecutableAssetsRunOnlyWhenAllowed(t *testing.T) {
+	root := t.TempDir()
+	exe := publishplan.Job{ID: "exe", Manifest: "App.assets", Kind: publishplan.File,
+		Executable:   []string{"sh", "-c", "printf built > out.zip && echo building >&2 && echo out.zip"},
+		Destinations: []publishplan.Destination{{ID: "d", Bucket: "b", Key: "exe.zip"}}}
+	p := &publishplan.Plan{Jobs: []publishplan.Job{exe}}
+	m := &memStore{objects: map[string][]byte{}}
+	_, err := Run(context.Background(), p, Options{Root: root, Files: stores(m)})
+	if err == nil || !strings.Contains(err.Error(), "--allow-executables") {
+		t.Fatalf("not allowed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "out.zip")); err == nil {
+		t.Fatal("the command ran although not allowed")
+	}
+	s, err := Run(context.Background(), p, Options{Root: root, Files: stores(m), AllowExecutables: true})
+	if err != nil || s.Count(Published) != 1 {
+		t.Fatalf("allowed: %v %+v", err, s.Outcomes)
+	}
+	if string(m.objects["b/exe.zip"]) != "built" || !strings.Contains(strings.Join(m.calls, " "), "application/zip") {
+		t.Errorf("uploaded %q, calls %v", m.objects["b/exe.zip"], m.calls)
+	}
+	p.Jobs[0].Executable = []string{"sh", "-c", "echo broken >&2; exit 3"}
+	p.Jobs[0].Destinations[0].Key = "other.zip"
+	_, err = Run(context.Background(), p, Options{Root: root, Files: stores(m), AllowExecutables: true})
+	if err == nil || !strings.Contains(err.Error(), "broken") || !strings.Contains(err.Error(), "asset exe") {
+		t.Errorf("failing command: %v", err)
 	}
 }

@@ -36,8 +36,9 @@ type S3Store struct {
 	client *s3.Client
 	tm     *transfermanager.Client
 
-	mu  sync.Mutex
-	enc map[string]encryption // bucket -> default encryption, asked once
+	mu      sync.Mutex
+	enc     map[string]encryption // bucket -> default encryption, asked once
+	buckets map[string]error      // bucket -> result of HeadBucket, asked once
 }
 
 type encryption struct {
@@ -56,7 +57,8 @@ func NewS3Store(cfg aws.Config) *S3Store {
 			o.PartSizeBytes = 8 << 20
 			o.Concurrency = 4
 		}),
-		enc: map[string]encryption{},
+		enc:     map[string]encryption{},
+		buckets: map[string]error{},
 	}
 }
 
@@ -69,9 +71,33 @@ func (s *S3Store) Exists(ctx context.Context, bucket, key string) (bool, error) 
 	var nf *s3types.NotFound
 	var nsk *s3types.NoSuchKey
 	if errors.As(err, &nf) || errors.As(err, &nsk) || httpStatus(err) == http.StatusNotFound {
-		return false, nil
+		// A HEAD answers 404 for a missing bucket as for a missing key; say which, so a dry run
+		// does not promise an upload into a bucket that is not there.
+		return false, s.bucketExists(ctx, bucket)
 	}
 	return false, errors.New("check s3://" + bucket + "/" + key + ": " + awsconfig.Explain(err))
+}
+
+func (s *S3Store) bucketExists(ctx context.Context, bucket string) error {
+	s.mu.Lock()
+	err, ok := s.buckets[bucket]
+	s.mu.Unlock()
+	if ok {
+		return err
+	}
+	_, err = s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &bucket})
+	switch {
+	case err == nil, httpStatus(err) == http.StatusForbidden: // exists, or not ours to ask
+		err = nil
+	case httpStatus(err) == http.StatusNotFound:
+		err = errors.New("bucket " + bucket + " does not exist: is the environment bootstrapped (`cdk bootstrap`)?")
+	default:
+		err = errors.New("check bucket " + bucket + ": " + awsconfig.Explain(err))
+	}
+	s.mu.Lock()
+	s.buckets[bucket] = err
+	s.mu.Unlock()
+	return err
 }
 
 // Upload implements FileStore. A bucket whose default encryption is KMS gets the KMS headers

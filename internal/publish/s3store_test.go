@@ -89,3 +89,17 @@ func TestS3StoreMultipartAndAbort(t *testing.T) {
 		t.Error("no AbortMultipartUpload request seen")
 	}
 }
+
+func TestS3StoreNamesAMissingBucket(t *testing.T) {
+	srv := moto.Start(t)
+	moto.Env(t, srv.URL)
+	cfg, err := awsconfig.Load(context.Background(), awsconfig.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := publish.NewS3Store(cfg).Exists(context.Background(), "cdk-hnb659fds-assets-111111111111-us-east-1", "k.zip")
+	if ok || err == nil || !strings.Contains(err.Error(), "bucket cdk-hnb659fds-assets-111111111111-us-east-1 does not exist") ||
+		!strings.Contains(err.Error(), "cdk bootstrap") {
+		t.Errorf("exists=%v err=%v", ok, err)
+	}
+}
