@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/ghaction"
 	"github.com/cdkbot/cdkbot/internal/publish"
 	"github.com/cdkbot/cdkbot/internal/publishplan"
 	"github.com/cdkbot/cdkbot/internal/render"
@@ -107,11 +109,26 @@ func runPublish(ctx context.Context, streams IO, o publishOptions) error {
 			return &inputError{err}
 		}
 	}
+	// In GitHub Actions the per-event lines fold into a group and failures become annotations.
+	var gha *ghaction.Runtime
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		if gha, _ = ghaction.New(os.Getenv, streams.Err); gha != nil {
+			gha.Group(fmt.Sprintf("cdkbot publish: %d assets", len(plan.Jobs)))
+		}
+	}
 	sessions := awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-publish"})
 	s, err := publish.Run(ctx, plan, publish.Options{Root: o.Dir, Concurrency: o.Concurrency, DryRun: o.DryRun,
 		Progress: progressPrinter(streams.Err, plan),
 		Files:    publish.S3Stores(sessions), Images: publish.ECRStores(sessions), Docker: publish.DockerCLI{Output: streams.Err},
 		DockerConcurrency: o.BuildConcurrency, AllowExecutables: o.AllowExecutables})
+	if gha != nil {
+		gha.EndGroup()
+		for _, oc := range s.Outcomes {
+			if oc.State == publish.Failed {
+				gha.Error("cdkbot publish: %s", oc.Error)
+			}
+		}
+	}
 	if refused := new(publish.RefusedError); errors.As(err, &refused) {
 		return &inputError{err}
 	}

@@ -116,3 +116,27 @@ func TestPublishCommandLegacyAssembly(t *testing.T) {
 		t.Errorf("legacy repository: %v", err)
 	}
 }
+
+// In GitHub Actions the progress folds into a group and each failure is an error annotation;
+// here the environments of multi-env are not bootstrapped in moto.
+func TestPublishCommandInGitHubActions(t *testing.T) {
+	srv := moto.Start(t)
+	moto.Env(t, srv.URL)
+	fakedocker.Install(t)
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_EVENT_PATH", "")
+	code, stdout, stderr := run(t, "publish", fixture(t, "aws-cdk-lib@2.276.0/multi-env"), "--concurrency", "1")
+	if code != ExitFailure {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	group := strings.Index(stderr, "::group::cdkbot publish: ")
+	end := strings.Index(stderr, "::endgroup::")
+	annotation := strings.Index(stderr, "::error::cdkbot publish: asset ")
+	if group < 0 || end < group || annotation < end || !strings.Contains(stderr[annotation:], "does not exist") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	// One asset at a time: the first failure stops the run; the rest are skipped, not failed.
+	if strings.Count(stderr, "::error::") != 1 || !strings.Contains(stdout, "1 failed, 6 skipped") {
+		t.Errorf("summary:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+}

@@ -12,6 +12,9 @@ import (
 // it, then tag and push to each. Builds take a slot of their own, so a few heavy builds do not
 // hold up file uploads.
 func (r *run) image(ctx context.Context, i int, j publishplan.Job) error {
+	if ctx.Err() != nil {
+		return nil // stopped before this asset began: it stays skipped
+	}
 	stores := make([]ImageStore, len(j.Destinations))
 	var missing []int
 	for k, d := range j.Destinations {
@@ -31,7 +34,7 @@ func (r *run) image(ctx context.Context, i int, j publishplan.Job) error {
 		}
 		if err != nil {
 			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
-			r.set(i, k, Failed, 0, err)
+			r.fail(ctx, i, k, err)
 			return err
 		}
 		if r.o.DryRun {
@@ -55,7 +58,7 @@ func (r *run) image(ctx context.Context, i int, j publishplan.Job) error {
 	if err != nil {
 		err = fmt.Errorf("asset %s (%s): %w", j.ID, j.Image.ResolvedDirectory, err)
 		for _, k := range missing {
-			r.set(i, k, Failed, 0, err)
+			r.fail(ctx, i, k, err)
 		}
 		return err
 	}
@@ -64,7 +67,7 @@ func (r *run) image(ctx context.Context, i int, j publishplan.Job) error {
 		r.set(i, k, Uploading, 0, nil)
 		if err := r.push(ctx, stores[k], local, d); err != nil {
 			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
-			r.set(i, k, Failed, 0, err)
+			r.fail(ctx, i, k, err)
 			return err
 		}
 		r.set(i, k, Published, 0, nil)

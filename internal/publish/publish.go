@@ -170,6 +170,9 @@ func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
 		g.Go(func() error { return r.file(gctx, i, p.Jobs[i]) })
 	}
 	err := g.Wait()
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("publishing stopped before every asset was published: %w", ctx.Err())
+	}
 	var s Summary
 	for _, per := range r.outcomes {
 		s.Outcomes = append(s.Outcomes, per...)
@@ -207,8 +210,21 @@ func (r *run) set(i, k int, st State, bytes int64, err error) {
 	r.emit(Event{Asset: oc.Asset, Destination: oc.Destination, State: st, Bytes: bytes, Err: err})
 }
 
+// fail records a failure, or a skip when the run was already stopping: an asset cut short
+// by another's failure did not fail on its own.
+func (r *run) fail(ctx context.Context, i, k int, err error) {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		r.set(i, k, Skipped, 0, errors.New("not finished: the run stopped at an earlier failure"))
+		return
+	}
+	r.set(i, k, Failed, 0, err)
+}
+
 // file publishes one file asset: check every destination, package once if any lacks it, upload.
 func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
+	if ctx.Err() != nil {
+		return nil // stopped before this asset began: it stays skipped
+	}
 	stores := make([]FileStore, len(j.Destinations))
 	var missing []int
 	for k, d := range j.Destinations {
@@ -216,14 +232,14 @@ func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
 		st, err := r.o.Files(ctx, d)
 		if err != nil {
 			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
-			r.set(i, k, Failed, 0, err)
+			r.fail(ctx, i, k, err)
 			return err
 		}
 		stores[k] = st
 		ok, err := st.Exists(ctx, d.Bucket, d.Key)
 		if err != nil {
 			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
-			r.set(i, k, Failed, 0, err)
+			r.fail(ctx, i, k, err)
 			return err
 		}
 		if ok {
@@ -243,7 +259,7 @@ func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
 	if err != nil {
 		err = fmt.Errorf("asset %s (%s): %w", j.ID, j.SourcePath, err)
 		for _, k := range missing {
-			r.set(i, k, Failed, 0, err)
+			r.fail(ctx, i, k, err)
 		}
 		return err
 	}
@@ -256,7 +272,7 @@ func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
 		r.set(i, k, Uploading, size, nil)
 		if err := stores[k].Upload(ctx, d.Bucket, d.Key, body, size, contentType); err != nil {
 			err = fmt.Errorf("asset %s → %s: upload: %w", j.ID, describe(d), err)
-			r.set(i, k, Failed, 0, err)
+			r.fail(ctx, i, k, err)
 			return err
 		}
 		r.set(i, k, Published, size, nil)
