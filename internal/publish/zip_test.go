@@ -3,7 +3,6 @@ package publish
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"crypto/rand"
 	"crypto/sha256"
 	"io"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/flate"
 	"time"
 )
 
@@ -145,7 +146,7 @@ func BenchmarkBaselineDeflateSHA256(b *testing.B) {
 	b.SetBytes(benchSize)
 	for b.Loop() {
 		h := sha256.New()
-		fw, _ := flate.NewWriter(h, flate.DefaultCompression)
+		fw, _ := flate.NewWriter(h, zipLevel) // the same compressor and level as Zip
 		for _, n := range []string{"part0", "part1"} {
 			f, _ := os.Open(filepath.Join(dir, n))
 			io.Copy(fw, f)
