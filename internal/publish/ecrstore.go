@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ecr"
@@ -102,20 +101,11 @@ func (s *ECRStore) CreateRepository(ctx context.Context, repository string) erro
 
 // ECRStores opens one ECRStore per role and region.
 func ECRStores(sessions *awsconfig.Sessions) ImageStores {
-	var mu sync.Mutex
-	stores := map[awsconfig.Role]*ECRStore{}
+	open := perRole(sessions, NewECRStore)
 	return func(ctx context.Context, d publishplan.Destination) (ImageStore, error) {
-		role := awsconfig.Role{ARN: d.AssumeRoleARN, ExternalID: d.AssumeRoleExternalID, Region: d.Region}
-		cfg, err := sessions.For(ctx, role)
+		st, err := open(ctx, d)
 		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		st, ok := stores[role]
-		if !ok {
-			st = NewECRStore(cfg)
-			stores[role] = st
+			return nil, err // not a typed nil inside the interface
 		}
 		return st, nil
 	}

@@ -188,19 +188,32 @@ func isCode(err error, code string) bool {
 // S3Stores opens one S3Store per role and region, each acting as the destination's publishing
 // role through the session cache.
 func S3Stores(sessions *awsconfig.Sessions) FileStores {
-	var mu sync.Mutex
-	stores := map[awsconfig.Role]*S3Store{}
+	open := perRole(sessions, NewS3Store)
 	return func(ctx context.Context, d publishplan.Destination) (FileStore, error) {
+		st, err := open(ctx, d)
+		if err != nil {
+			return nil, err // not a typed nil inside the interface
+		}
+		return st, nil
+	}
+}
+
+// perRole caches one store per role and region, built by open from that role's session.
+func perRole[T any](sessions *awsconfig.Sessions, open func(aws.Config) T) func(context.Context, publishplan.Destination) (T, error) {
+	var mu sync.Mutex
+	stores := map[awsconfig.Role]T{}
+	return func(ctx context.Context, d publishplan.Destination) (T, error) {
 		role := awsconfig.Role{ARN: d.AssumeRoleARN, ExternalID: d.AssumeRoleExternalID, Region: d.Region}
 		cfg, err := sessions.For(ctx, role)
 		if err != nil {
-			return nil, err
+			var zero T
+			return zero, err
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		st, ok := stores[role]
 		if !ok {
-			st = NewS3Store(cfg)
+			st = open(cfg)
 			stores[role] = st
 		}
 		return st, nil
