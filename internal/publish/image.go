@@ -16,38 +16,21 @@ func (r *run) image(ctx context.Context, i int, j publishplan.Job) error {
 		return nil // stopped before this asset began: it stays skipped
 	}
 	stores := make([]ImageStore, len(j.Destinations))
-	var missing []int
-	for k, d := range j.Destinations {
-		r.set(i, k, Checking, 0, nil)
+	missing, err := r.check(ctx, i, j, func(k int, d publishplan.Destination) (bool, error) {
 		st, err := r.o.Images(ctx, d)
 		if err == nil && d.CreateRepository && !r.o.DryRun {
 			err = st.CreateRepository(ctx, d.Repository)
 		}
-		if err == nil {
-			stores[k] = st
-			var ok bool
-			ok, err = st.Exists(ctx, d.Repository, d.Tag)
-			if err == nil && ok {
-				r.set(i, k, Present, 0, nil)
-				continue
-			}
-		}
 		if err != nil {
-			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
-			r.fail(ctx, i, k, err)
-			return err
+			return false, err
 		}
-		if r.o.DryRun {
-			r.set(i, k, Missing, 0, nil)
-			continue
-		}
-		missing = append(missing, k)
-	}
-	if len(missing) == 0 {
-		return nil
+		stores[k] = st
+		return st.Exists(ctx, d.Repository, d.Tag)
+	})
+	if err != nil || len(missing) == 0 {
+		return err
 	}
 	local := "cdkasset-" + strings.ToLower(j.ID)
-	var err error
 	if argv := executable(j); argv != nil {
 		// As cdk-assets: the command builds the image and prints its local tag.
 		r.emit(Event{Asset: j.ID, State: Packaging})

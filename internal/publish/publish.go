@@ -220,40 +220,45 @@ func (r *run) fail(ctx context.Context, i, k int, err error) {
 	r.set(i, k, Failed, 0, err)
 }
 
+// check asks every destination of job i whether it already holds the asset and returns those
+// that lack it; a dry run reports them missing and returns none.
+func (r *run) check(ctx context.Context, i int, j publishplan.Job, exists func(k int, d publishplan.Destination) (bool, error)) ([]int, error) {
+	var missing []int
+	for k, d := range j.Destinations {
+		r.set(i, k, Checking, 0, nil)
+		ok, err := exists(k, d)
+		switch {
+		case err != nil:
+			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
+			r.fail(ctx, i, k, err)
+			return nil, err
+		case ok:
+			r.set(i, k, Present, 0, nil)
+		case r.o.DryRun:
+			r.set(i, k, Missing, 0, nil)
+		default:
+			missing = append(missing, k)
+		}
+	}
+	return missing, nil
+}
+
 // file publishes one file asset: check every destination, package once if any lacks it, upload.
 func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
 	if ctx.Err() != nil {
 		return nil // stopped before this asset began: it stays skipped
 	}
 	stores := make([]FileStore, len(j.Destinations))
-	var missing []int
-	for k, d := range j.Destinations {
-		r.set(i, k, Checking, 0, nil)
+	missing, err := r.check(ctx, i, j, func(k int, d publishplan.Destination) (bool, error) {
 		st, err := r.o.Files(ctx, d)
 		if err != nil {
-			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
-			r.fail(ctx, i, k, err)
-			return err
+			return false, err
 		}
 		stores[k] = st
-		ok, err := st.Exists(ctx, d.Bucket, d.Key)
-		if err != nil {
-			err = fmt.Errorf("asset %s → %s: %w", j.ID, describe(d), err)
-			r.fail(ctx, i, k, err)
-			return err
-		}
-		if ok {
-			r.set(i, k, Present, 0, nil)
-			continue
-		}
-		if r.o.DryRun {
-			r.set(i, k, Missing, 0, nil)
-			continue
-		}
-		missing = append(missing, k)
-	}
-	if len(missing) == 0 {
-		return nil
+		return st.Exists(ctx, d.Bucket, d.Key)
+	})
+	if err != nil || len(missing) == 0 {
+		return err
 	}
 	body, size, contentType, cleanup, err := r.pack(ctx, j)
 	if err != nil {
