@@ -23,8 +23,9 @@ import (
 type FileStore interface {
 	// Exists reports whether the object is already published.
 	Exists(ctx context.Context, bucket, key string) (bool, error)
-	// Upload writes the object atomically: on failure nothing becomes visible.
-	Upload(ctx context.Context, bucket, key string, body io.Reader, size int64, contentType string) error
+	// Upload writes the object atomically (on failure nothing becomes visible), streaming body
+	// from disk: seekable, so retries and signing re-read it instead of buffering it.
+	Upload(ctx context.Context, bucket, key string, body io.ReadSeeker, size int64, contentType string) error
 }
 
 // FileStores opens the store of a destination, acting as its publishing role.
@@ -129,9 +130,6 @@ func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
 			continue // no source on disk: the command makes it
 		}
 		if j.Kind == publishplan.Image {
-			if o.Images == nil || o.Docker == nil {
-				return Summary{}, &RefusedError{fmt.Errorf("asset %s (%s) is a docker image: no image publisher configured", j.ID, j.Manifest)}
-			}
 			src = j.Image.ResolvedDirectory
 		}
 		if _, err := Source(o.Root, src); err != nil {

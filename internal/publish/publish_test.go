@@ -28,7 +28,7 @@ func (m *memStore) Exists(_ context.Context, bucket, key string) (bool, error) {
 	return ok, nil
 }
 
-func (m *memStore) Upload(_ context.Context, bucket, key string, body io.Reader, size int64, contentType string) error {
+func (m *memStore) Upload(_ context.Context, bucket, key string, body io.ReadSeeker, size int64, contentType string) error {
 	b, err := io.ReadAll(body)
 	if err != nil {
 		return err

@@ -102,7 +102,7 @@ func (s *S3Store) bucketExists(ctx context.Context, bucket string) error {
 
 // Upload implements FileStore. A bucket whose default encryption is KMS gets the KMS headers
 // (bucket policies of hardened bootstraps deny uploads without them).
-func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.Reader, size int64, contentType string) error {
+func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.ReadSeeker, size int64, contentType string) error {
 	enc, err := s.encryption(ctx, bucket)
 	if err != nil {
 		return err
@@ -118,8 +118,8 @@ func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.Reader
 	case s3types.ServerSideEncryptionAes256:
 		sse = s3types.ServerSideEncryptionAes256
 	}
-	if rs, ok := body.(io.ReadSeeker); ok && size < multipartThreshold {
-		_, err := s.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: rs, ContentLength: &size,
+	if size < multipartThreshold {
+		_, err := s.client.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: body, ContentLength: &size,
 			ContentType: &contentType, ServerSideEncryption: sse, SSEKMSKeyId: kmsKey})
 		if err != nil {
 			return errors.New(awsconfig.Explain(err))
