@@ -100,6 +100,22 @@ func (s *S3Store) bucketExists(ctx context.Context, bucket string) error {
 	return err
 }
 
+// bucketRegion asks where a bucket lives.
+func (s *S3Store) bucketRegion(ctx context.Context, bucket string) (string, error) {
+	out, err := s.client.GetBucketLocation(ctx, &s3.GetBucketLocationInput{Bucket: &bucket})
+	if err != nil {
+		return "", errors.New("find the region of bucket " + bucket + " (or give the stack an explicit env): " + awsconfig.Explain(err))
+	}
+	switch c := string(out.LocationConstraint); c {
+	case "":
+		return "us-east-1", nil // S3 reports the original region as empty
+	case "EU":
+		return "eu-west-1", nil // and an old alias
+	default:
+		return c, nil
+	}
+}
+
 // Upload implements FileStore. A bucket whose default encryption is KMS gets the KMS headers
 // (bucket policies of hardened bootstraps deny uploads without them).
 func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.ReadSeeker, size int64, contentType string) error {
@@ -187,9 +203,34 @@ func isCode(err error, code string) bool {
 
 // S3Stores opens one S3Store per role and region, each acting as the destination's publishing
 // role through the session cache.
+// A destination without a region (an environment-agnostic stack and no configured region)
+// goes to its bucket's own region, asked with GetBucketLocation.
 func S3Stores(sessions *awsconfig.Sessions) FileStores {
 	open := perRole(sessions, NewS3Store)
+	var mu sync.Mutex
+	regions := map[string]string{} // bucket -> region
 	return func(ctx context.Context, d publishplan.Destination) (FileStore, error) {
+		if d.Region == "" {
+			mu.Lock()
+			region, ok := regions[d.Bucket]
+			mu.Unlock()
+			if !ok {
+				// GetBucketLocation answers for a bucket in any region from us-east-1.
+				probe := d
+				probe.Region = "us-east-1"
+				st, err := open(ctx, probe)
+				if err != nil {
+					return nil, err
+				}
+				if region, err = st.bucketRegion(ctx, d.Bucket); err != nil {
+					return nil, err
+				}
+				mu.Lock()
+				regions[d.Bucket] = region
+				mu.Unlock()
+			}
+			d.Region = region
+		}
 		st, err := open(ctx, d)
 		if err != nil {
 			return nil, err // not a typed nil inside the interface

@@ -11,10 +11,14 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
 	"github.com/cdkbot/cdkbot/internal/publish"
+	"github.com/cdkbot/cdkbot/internal/publishplan"
 	"github.com/cdkbot/cdkbot/internal/testutil/moto"
 )
 
@@ -101,5 +105,42 @@ func TestS3StoreNamesAMissingBucket(t *testing.T) {
 	if ok || err == nil || !strings.Contains(err.Error(), "bucket cdk-hnb659fds-assets-111111111111-us-east-1 does not exist") ||
 		!strings.Contains(err.Error(), "cdk bootstrap") {
 		t.Errorf("exists=%v err=%v", ok, err)
+	}
+}
+
+// A destination that omits its region publishes to the bucket's own region.
+func TestS3StoresResolveTheBucketRegion(t *testing.T) {
+	srv := moto.Start(t)
+	proxy := srv.NewProxy(t)
+	moto.Env(t, proxy.URL)
+	ctx := context.Background()
+	bucket := "assets-in-frankfurt"
+	_, err := awsconfig.S3(srv.Config()).CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &bucket,
+		CreateBucketConfiguration: &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraintEuCentral1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := awsconfig.Load(ctx, awsconfig.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var regions []string
+	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("region", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			regions = append(regions, awsmiddleware.GetRegion(ctx)+" "+awsmiddleware.GetOperationName(ctx))
+			return next.HandleInitialize(ctx, in)
+		}), middleware.After)
+	})
+	stores := publish.S3Stores(awsconfig.NewSessions(cfg, awsconfig.Options{}))
+	st, err := stores(ctx, publishplan.Destination{Bucket: bucket, Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Exists(ctx, bucket, "k"); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(regions, ", ")
+	if got != "us-east-1 GetBucketLocation, eu-central-1 HeadObject, eu-central-1 HeadBucket" {
+		t.Errorf("requests: %s", got)
 	}
 }
