@@ -117,10 +117,19 @@ func runPublish(ctx context.Context, streams IO, o publishOptions) error {
 		}
 	}
 	sessions := awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-publish"})
+	progress := progressPrinter(streams.Err, plan)
+	var live *liveDisplay
+	if gha == nil && isTerminal(streams.Err) {
+		live = newLiveDisplay(streams.Err)
+		progress = live.event
+	}
 	s, err := publish.Run(ctx, plan, publish.Options{Root: o.Dir, Concurrency: o.Concurrency, DryRun: o.DryRun,
-		Progress: progressPrinter(streams.Err, plan),
+		Progress: progress,
 		Files:    publish.S3Stores(sessions), Images: publish.ECRStores(sessions), Docker: publish.DockerCLI{Output: streams.Err},
 		DockerConcurrency: o.BuildConcurrency, AllowExecutables: o.AllowExecutables})
+	if live != nil {
+		live.stop() // the final frame, before the summary goes below it
+	}
 	if gha != nil {
 		gha.EndGroup()
 		for _, oc := range s.Outcomes {
@@ -157,7 +166,9 @@ func progressPrinter(w io.Writer, plan *publishplan.Plan) func(publish.Event) {
 		case publish.Packaging:
 			fmt.Fprintf(w, "cdkbot: zipping %.12s\n", e.Asset)
 		case publish.Uploading:
-			fmt.Fprintf(w, "cdkbot: uploading %.12s → %s (%d bytes)\n", e.Asset, e.Destination, e.Bytes)
+			if e.Sent == 0 {
+				fmt.Fprintf(w, "cdkbot: uploading %.12s → %s (%d bytes)\n", e.Asset, e.Destination, e.Bytes)
+			}
 		case publish.Published, publish.Present, publish.Missing, publish.Failed:
 			done++
 			fmt.Fprintf(w, "cdkbot: [%d/%d] %.12s → %s: %s\n", done, total, e.Asset, e.Destination, e.State)

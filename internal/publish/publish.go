@@ -56,8 +56,11 @@ type Event struct {
 	Asset       string
 	Destination string
 	State       State
-	Bytes       int64
-	Err         error
+	Bytes       int64 // the object's size, once known
+	// Sent is set on progress events of an upload (State Uploading, Sent > 0): bytes read
+	// from the body so far, at most once per MiB.
+	Sent int64
+	Err  error
 }
 
 // Options tune a run.
@@ -273,7 +276,10 @@ func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
 			return err
 		}
 		r.set(i, k, Uploading, size, nil)
-		if err := stores[k].Upload(ctx, d.Bucket, d.Key, body, size, contentType); err != nil {
+		counted := &progressReader{ReadSeeker: body, report: func(sent int64) {
+			r.emit(Event{Asset: j.ID, Destination: d.ID, State: Uploading, Bytes: size, Sent: sent})
+		}}
+		if err := stores[k].Upload(ctx, d.Bucket, d.Key, counted, size, contentType); err != nil {
 			err = fmt.Errorf("asset %s → %s: upload: %w", j.ID, describe(d), err)
 			r.fail(ctx, i, k, err)
 			return err
@@ -281,6 +287,33 @@ func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
 		r.set(i, k, Published, size, nil)
 	}
 	return nil
+}
+
+// progressReader reports how far an upload has read its body, at most once per MiB. A body
+// may be read more than once (signing over plain HTTP, retries): the position is reported,
+// so progress restarts with the pass.
+type progressReader struct {
+	io.ReadSeeker
+	pos, last int64
+	report    func(int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.ReadSeeker.Read(b)
+	p.pos += int64(n)
+	if p.pos-p.last >= 1<<20 || (err == io.EOF && p.pos != p.last) {
+		p.last = p.pos
+		p.report(p.pos)
+	}
+	return n, err
+}
+
+func (p *progressReader) Seek(offset int64, whence int) (int64, error) {
+	pos, err := p.ReadSeeker.Seek(offset, whence)
+	if err == nil {
+		p.pos, p.last = pos, pos
+	}
+	return pos, err
 }
 
 // pack opens the bytes to upload: the file itself, or a deterministic zip of the directory in

@@ -167,3 +167,30 @@ func TestExecutableAssetsRunOnlyWhenAllowed(t *testing.T) {
 		t.Errorf("failing command: %v", err)
 	}
 }
+
+func TestRunReportsUploadProgressPerMiB(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "big.bin"), make([]byte, 3<<20+5), 0o644)
+	m := &memStore{objects: map[string][]byte{}}
+	j := job("big", "big.bin", "file")
+	j.Destinations = j.Destinations[:1]
+	var sent []int64
+	_, err := Run(context.Background(), &publishplan.Plan{Jobs: []publishplan.Job{j}}, Options{Root: root, Files: stores(m),
+		Progress: func(e Event) {
+			if e.State == Uploading && e.Sent > 0 {
+				sent = append(sent, e.Sent)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At most one event per MiB read, increasing, the last at the full size.
+	if len(sent) < 3 || len(sent) > 4 || sent[0] < 1<<20 || sent[len(sent)-1] != 3<<20+5 {
+		t.Errorf("progress events: %v", sent)
+	}
+	for i := 1; i < len(sent); i++ {
+		if sent[i]-sent[i-1] < 1<<20 && i != len(sent)-1 {
+			t.Errorf("events closer than 1 MiB: %v", sent)
+		}
+	}
+}

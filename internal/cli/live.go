@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/cdkbot/cdkbot/internal/publish"
+)
+
+// isTerminal is true when w is an interactive terminal that understands cursor movement.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
+}
+
+// liveDisplay redraws one line per asset × destination in place while publishing runs, with
+// bytes sent for uploads, so a terminal user sees which asset is slow without a scrolling log.
+type liveDisplay struct {
+	w     io.Writer
+	mu    sync.Mutex
+	rows  []*liveRow
+	index map[string]*liveRow
+	drawn int // lines drawn by the previous frame
+	done  chan struct{}
+	wg    sync.WaitGroup
+	start time.Time
+}
+
+type liveRow struct {
+	asset, destination string
+	state              publish.State
+	sent, total        int64
+}
+
+func newLiveDisplay(w io.Writer) *liveDisplay {
+	d := &liveDisplay{w: w, index: map[string]*liveRow{}, done: make(chan struct{}), start: time.Now()}
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		tick := time.NewTicker(150 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				d.redraw()
+			case <-d.done:
+				return
+			}
+		}
+	}()
+	return d
+}
+
+// event records a publishing event; the next frame shows it.
+func (d *liveDisplay) event(e publish.Event) {
+	if e.Destination == "" { // packaging: shown on every row of the asset
+		d.mu.Lock()
+		for _, r := range d.rows {
+			if r.asset == e.Asset && r.state != publish.Present {
+				r.state = e.State
+			}
+		}
+		d.mu.Unlock()
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := e.Asset + "\x00" + e.Destination
+	r := d.index[key]
+	if r == nil {
+		r = &liveRow{asset: e.Asset, destination: e.Destination}
+		d.index[key] = r
+		d.rows = append(d.rows, r)
+	}
+	r.state = e.State
+	if e.Bytes > 0 {
+		r.total = e.Bytes
+	}
+	r.sent = e.Sent
+	if e.State == publish.Published {
+		r.sent = r.total
+	}
+}
+
+// stop draws the final frame and ends the ticker.
+func (d *liveDisplay) stop() {
+	close(d.done)
+	d.wg.Wait()
+	d.redraw()
+}
+
+func (d *liveDisplay) redraw() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var b strings.Builder
+	if d.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", d.drawn) // back to the top of the previous frame
+	}
+	for _, line := range d.frame() {
+		b.WriteString("\x1b[2K" + line + "\n")
+	}
+	d.drawn = len(d.rows)
+	io.WriteString(d.w, b.String())
+}
+
+// frame is the text of each row: state, asset, destination and, while uploading, progress.
+func (d *liveDisplay) frame() []string {
+	lines := make([]string, 0, len(d.rows))
+	for _, r := range d.rows {
+		line := fmt.Sprintf("%-10s %.12s → %s", r.state, r.asset, r.destination)
+		switch {
+		case r.state == publish.Uploading && r.total > 0:
+			line += fmt.Sprintf("  %s / %s (%d%%)", mib(r.sent), mib(r.total), r.sent*100/r.total)
+		case r.state == publish.Published && r.total > 0:
+			line += "  " + mib(r.total)
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
