@@ -10,6 +10,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -54,7 +55,7 @@ func gen(dir string, n int) error {
 	files := map[string]any{}
 	var total int64
 	for i := 0; i < n; i++ {
-		id := fmt.Sprintf("%064x", i+1)
+		id := fmt.Sprintf("%x", sha256.Sum256([]byte(strconv.Itoa(i))))
 		size := int64(1+rng.Intn(20)) << 20
 		total += size
 		src, packaging, key := "asset."+id+".bin", "file", id+".bin"
