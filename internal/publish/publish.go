@@ -150,12 +150,12 @@ func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
 	r := &run{o: o, outcomes: make([][]Outcome, len(p.Jobs)), builds: make(chan struct{}, builds), logins: map[string]bool{}}
 	for i, j := range p.Jobs {
 		for _, d := range j.Destinations {
-			target := "s3://" + d.Bucket + "/" + d.Key
+			store, target := "s3://"+d.Bucket, "s3://"+d.Bucket+"/"+d.Key
 			if j.Kind == publishplan.Image {
-				target = d.Repository + ":" + d.Tag
+				store, target = d.Repository, d.Repository+":"+d.Tag
 			}
 			r.outcomes[i] = append(r.outcomes[i], Outcome{Asset: j.ID, Manifest: j.Manifest, Destination: d.ID,
-				Target: target, State: Skipped})
+				Target: target, Store: store, State: Skipped})
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)

@@ -21,6 +21,7 @@ type Outcome struct {
 	Manifest    string `json:"manifest"`
 	Destination string `json:"destination"`
 	Target      string `json:"target"` // s3://bucket/key or repository:tag
+	Store       string `json:"store"`  // s3://bucket or the repository: where the totals are kept
 	State       State  `json:"state"`
 	Bytes       int64  `json:"bytes,omitempty"`
 	Error       string `json:"error,omitempty"`
@@ -40,4 +41,27 @@ func (s Summary) Count(st State) int {
 		}
 	}
 	return n
+}
+
+// StoreTotals counts outcomes by state in one bucket or repository.
+type StoreTotals struct {
+	Store  string        `json:"store"`
+	Counts map[State]int `json:"counts"`
+}
+
+// ByStore totals the outcomes per bucket or repository, in order of first appearance: what a
+// user checks per account and region.
+func (s Summary) ByStore() []StoreTotals {
+	out := []StoreTotals{}
+	at := map[string]int{}
+	for _, o := range s.Outcomes {
+		i, ok := at[o.Store]
+		if !ok {
+			i = len(out)
+			at[o.Store] = i
+			out = append(out, StoreTotals{Store: o.Store, Counts: map[State]int{}})
+		}
+		out[i].Counts[o.State]++
+	}
+	return out
 }

@@ -29,21 +29,35 @@ func PublishSummaryText(w io.Writer, s publishplan.Summary, dryRun bool) error {
 			ew.printf("    %s\n", strings.ReplaceAll(o.Error, "\n", "\n    "))
 		}
 	}
-	var parts []string
-	for _, st := range []publishplan.State{publishplan.Published, publishplan.Missing, publishplan.Present, publishplan.Failed, publishplan.Skipped} {
-		if n := s.Count(st); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, stateLabel(st)))
-		}
-	}
-	if len(parts) == 0 {
-		parts = []string{"nothing to publish"}
+	all := map[publishplan.State]int{}
+	for _, o := range s.Outcomes {
+		all[o.State]++
 	}
 	verb := "Published"
 	if dryRun {
 		verb = "Dry run (nothing uploaded)"
 	}
-	ew.printf("%s\n", verb+": "+strings.Join(parts, ", "))
+	ew.printf("%s\n", verb+": "+totals(all))
+	if stores := s.ByStore(); len(stores) > 1 {
+		for _, st := range stores {
+			ew.printf("  %s: %s\n", st.Store, totals(st.Counts))
+		}
+	}
 	return ew.err
+}
+
+// totals reads "3 published, 1 present" in a fixed order of states.
+func totals(counts map[publishplan.State]int) string {
+	var parts []string
+	for _, st := range []publishplan.State{publishplan.Published, publishplan.Missing, publishplan.Present, publishplan.Failed, publishplan.Skipped} {
+		if n := counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, stateLabel(st)))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing to publish"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func stateLabel(st publishplan.State) string {
@@ -66,10 +80,11 @@ func short(id string) string {
 // PublishSummaryJSON is the documented JSON shape of `cdkbot publish --format json`.
 func PublishSummaryJSON(w io.Writer, s publishplan.Summary, dryRun bool) error {
 	out := struct {
-		DryRun   bool                  `json:"dryRun"`
-		Outcomes []publishplan.Outcome `json:"outcomes"`
-		Totals   map[string]int        `json:"totals"`
-	}{DryRun: dryRun, Outcomes: s.Outcomes, Totals: map[string]int{}}
+		DryRun   bool                      `json:"dryRun"`
+		Outcomes []publishplan.Outcome     `json:"outcomes"`
+		Totals   map[string]int            `json:"totals"`
+		ByStore  []publishplan.StoreTotals `json:"byStore"`
+	}{DryRun: dryRun, Outcomes: s.Outcomes, Totals: map[string]int{}, ByStore: s.ByStore()}
 	if out.Outcomes == nil {
 		out.Outcomes = []publishplan.Outcome{}
 	}
