@@ -242,6 +242,17 @@ func (s *Stack) QualifiedID() string {
 	return s.NestedPath + "/" + s.ID
 }
 
+// Matches reports whether a glob (path.Match syntax) matches the stack's qualified id, display
+// name or CloudFormation stack name: the names a user may select a stack by.
+func (s *Stack) Matches(glob string) bool {
+	for _, name := range []string{s.QualifiedID(), s.DisplayName, s.StackName} {
+		if ok, _ := path.Match(glob, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // TemplateBytes reads the template file.
 func (s *Stack) TemplateBytes() ([]byte, error) {
 	b, err := fs.ReadFile(s.assembly.fsys, s.TemplatePath)

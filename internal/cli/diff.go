@@ -145,10 +145,8 @@ func stackFilter(globs []string) func(*assembly.Stack) bool {
 	}
 	return func(s *assembly.Stack) bool {
 		for _, g := range globs {
-			for _, name := range []string{s.QualifiedID(), s.DisplayName, s.StackName} {
-				if ok, _ := path.Match(g, name); ok {
-					return true
-				}
+			if s.Matches(g) {
+				return true
 			}
 		}
 		return false

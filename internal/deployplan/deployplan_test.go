@@ -1,0 +1,166 @@
+package deployplan
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+)
+
+func load(t *testing.T, rel string) *assembly.Assembly {
+	t.Helper()
+	a, err := assembly.Load(os.DirFS(filepath.Join("../../compat-fixtures", rel)), rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func ids(p *Plan) string {
+	var out []string
+	for _, s := range p.Stacks {
+		out = append(out, s.ID)
+	}
+	return strings.Join(out, " ")
+}
+
+// Every fixture, from every framework version, plans: roles resolved, dependencies first,
+// each template deliverable.
+func TestEveryFixturePlans(t *testing.T) {
+	dirs, _ := filepath.Glob("../../compat-fixtures/*@*/*/manifest.json")
+	if len(dirs) < 20 {
+		t.Fatalf("%d fixtures", len(dirs))
+	}
+	for _, m := range dirs {
+		rel, _ := filepath.Rel("../../compat-fixtures", filepath.Dir(m))
+		t.Run(rel, func(t *testing.T) {
+			p, err := Build(load(t, rel), Options{DefaultAccount: "123456789012", DefaultRegion: "us-west-2",
+				ToolkitBucket: "cdktoolkit-stagingbucket-abc", Revision: "0123456789abcdef"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for _, s := range p.Stacks {
+				for _, d := range s.DependsOn {
+					if !seen[d] {
+						t.Errorf("%s deploys before its dependency %s", s.ID, d)
+					}
+				}
+				seen[s.ID] = true
+				for _, v := range []string{s.AssumeRoleARN, s.ExecutionRoleARN, s.Template.URL, s.Env} {
+					if strings.Contains(v, "${") || strings.Contains(v, "unknown-") {
+						t.Errorf("%s: unresolved %q", s.ID, v)
+					}
+				}
+				if s.Template.Inline == (s.Template.URL != "") {
+					t.Errorf("%s: template neither or both inline and by URL: %+v", s.ID, s.Template)
+				}
+				if s.Template.Inline && s.Template.Size > MaxInlineTemplate {
+					t.Errorf("%s: %d bytes inline", s.ID, s.Template.Size)
+				}
+				if s.ChangeSetName != "cdkbot-0123456789abcdef" {
+					t.Errorf("change set name %q", s.ChangeSetName)
+				}
+			}
+		})
+	}
+}
+
+func TestModernStack(t *testing.T) {
+	p, err := Build(load(t, "aws-cdk-lib@2.276.0/multi-env"), Options{DefaultAccount: "333333333333", DefaultRegion: "ap-south-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(p); got != "Agnostic Europe Network Service" {
+		t.Errorf("order: %s", got)
+	}
+	var svc, agn Stack
+	for _, s := range p.Stacks {
+		switch s.ID {
+		case "Service":
+			svc = s
+		case "Agnostic":
+			agn = s
+		}
+	}
+	if svc.StackName != "service-us" || svc.AssumeRoleARN != "arn:aws:iam::111111111111:role/cdk-hnb659fds-deploy-role-111111111111-us-east-1" ||
+		svc.ExecutionRoleARN != "arn:aws:iam::111111111111:role/cdk-hnb659fds-cfn-exec-role-111111111111-us-east-1" ||
+		!svc.TerminationProtection || svc.Tags["team"] != "core" || strings.Join(svc.DependsOn, ",") != "Network" ||
+		strings.Join(svc.Assets, ",") != "Service.assets" || svc.Level != 1 {
+		t.Errorf("Service: %+v", svc)
+	}
+	if svc.Bootstrap == nil || svc.Bootstrap.Parameter != "/cdk-bootstrap/hnb659fds/version" || svc.Bootstrap.MinVersion < 6 {
+		t.Errorf("bootstrap: %+v", svc.Bootstrap)
+	}
+	if !strings.HasPrefix(svc.Template.URL, "https://s3.us-east-1.amazonaws.com/cdk-hnb659fds-assets-111111111111-us-east-1/") || svc.Template.Inline {
+		t.Errorf("template: %+v", svc.Template)
+	}
+	if agn.Env != "aws://333333333333/ap-south-1" || !strings.Contains(agn.AssumeRoleARN, "333333333333-ap-south-1") {
+		t.Errorf("agnostic: %+v", agn)
+	}
+}
+
+func TestSelectionDependenciesAndWaves(t *testing.T) {
+	a := load(t, "aws-cdk-lib@2.276.0/multi-env")
+	o := Options{DefaultAccount: "1", DefaultRegion: "us-east-1"}
+	for _, tc := range []struct {
+		o    func(Options) Options
+		want string
+	}{
+		{func(o Options) Options { o.Stacks = []string{"service-*"}; return o }, "Network Service"},
+		{func(o Options) Options { o.Stacks = []string{"service-*"}; o.NoDeps = true; return o }, "Service"},
+		{func(o Options) Options { o.Exclude = []string{"Agn*", "Europe"}; return o }, "Network Service"},
+		// A first ("mutation") wave deploys before everything else; a wave pulls its
+		// dependencies forward with it (Network for service-*).
+		{func(o Options) Options { o.Waves = []string{"Europe"}; return o }, "Europe Agnostic Network Service"},
+		{func(o Options) Options { o.Waves = []string{"service-*"}; return o }, "Network Service Agnostic Europe"},
+	} {
+		p, err := Build(a, tc.o(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(p); got != tc.want {
+			t.Errorf("got %s, want %s", got, tc.want)
+		}
+	}
+	if _, err := Build(a, Options{Stacks: []string{"nope-*"}}); err == nil || !strings.Contains(err.Error(), "matches no stack") ||
+		!strings.Contains(err.Error(), "Network") {
+		t.Errorf("unknown glob: %v", err)
+	}
+	if _, err := Build(a, Options{Stacks: []string{"["}}); err == nil || !strings.Contains(err.Error(), "not a valid glob") {
+		t.Errorf("bad glob: %v", err)
+	}
+}
+
+func TestLargeTemplates(t *testing.T) {
+	// Modern: the template asset's URL. Legacy: uploaded to the toolkit bucket first, or a clear error.
+	p, err := Build(load(t, "aws-cdk-lib@2.276.0/large-template"), Options{})
+	if err != nil || p.Stacks[0].Template.URL == "" || p.Stacks[0].Template.Size <= MaxInlineTemplate {
+		t.Fatalf("modern: %v %+v", err, p)
+	}
+	legacy := load(t, "aws-cdk-core@1.204.0/large-template")
+	_, err = Build(legacy, Options{})
+	if err == nil || !strings.Contains(err.Error(), "51200-byte inline limit") || !strings.Contains(err.Error(), "toolkit") {
+		t.Errorf("legacy without a bucket: %v", err)
+	}
+	p, err = Build(legacy, Options{ToolkitBucket: "staging"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := p.Stacks[0].Template
+	if tpl.UploadBucket != "staging" || !strings.HasPrefix(tpl.UploadKey, "cdk/"+p.Stacks[0].StackName+"/") || !strings.HasSuffix(tpl.UploadKey, ".yml") ||
+		tpl.URL != "https://s3."+p.Stacks[0].Environment.Region+".amazonaws.com/staging/"+tpl.UploadKey {
+		t.Errorf("legacy upload: %+v", tpl)
+	}
+}
+
+func TestChangeSetNames(t *testing.T) {
+	for in, want := range map[string]string{"": "cdkbot-deploy", "abc123": "cdkbot-abc123", "refs/heads/main": "cdkbot-refsheadsmain",
+		strings.Repeat("f", 64): "cdkbot-" + strings.Repeat("f", 40)} {
+		if got := changeSetName(in); got != want {
+			t.Errorf("%q → %q, want %q", in, got, want)
+		}
+	}
+}
