@@ -193,7 +193,7 @@ type Proxy struct {
 	// Fault, when set, decides how to answer request number n (from 0) instead of forwarding
 	// it; nil forwards. It is called under the proxy's lock with the body readable.
 	Fault  func(r *http.Request, body []byte, n int) *Fault
-	Calls  []string // "METHOD path status"
+	Calls  []string // "METHOD path[ Action] status", Action for query and JSON protocols
 	Faults int
 }
 
@@ -224,7 +224,7 @@ func (s *Server) NewProxy(t testing.TB) *Proxy {
 			status = f.Status
 			p.Faults++
 		}
-		p.Calls = append(p.Calls, fmt.Sprintf("%s %s %d", r.Method, r.URL.Path, status))
+		p.Calls = append(p.Calls, fmt.Sprintf("%s %s%s %d", r.Method, r.URL.Path, action(r, body), status))
 		p.mu.Unlock()
 		if f == nil {
 			rp.ServeHTTP(w, r)
@@ -242,4 +242,19 @@ func (s *Server) NewProxy(t testing.TB) *Proxy {
 	t.Cleanup(srv.Close)
 	p.URL = srv.URL
 	return p
+}
+
+// action names the operation of a query-protocol (Action=...) or JSON-protocol (X-Amz-Target)
+// request, with a leading space; "" for REST requests, whose path says enough.
+func action(r *http.Request, body []byte) string {
+	if t := r.Header.Get("X-Amz-Target"); t != "" {
+		if _, op, ok := strings.Cut(t, "."); ok {
+			return " " + op
+		}
+		return " " + t
+	}
+	if q, err := url.ParseQuery(string(body)); err == nil && q.Get("Action") != "" {
+		return " " + q.Get("Action")
+	}
+	return ""
 }

@@ -1,0 +1,111 @@
+package deploy_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/deploy"
+	"github.com/cdkbot/cdkbot/internal/deployplan"
+	"github.com/cdkbot/cdkbot/internal/testutil/moto"
+)
+
+const bucket = "cdk-hnb659fds-assets-123456789012-us-east-1"
+
+func template(value string) string {
+	return `{"Resources":{"Queue":{"Type":"AWS::SQS::Queue","Properties":{"QueueName":"cdkbot-deploy-test"}},` +
+		`"Param":{"Type":"AWS::SSM::Parameter","Properties":{"Name":"/cdkbot/test","Type":"String","Value":"` + value + `"}}}}`
+}
+
+// Into moto with the real bootstrap stack: a stack created through a change set from a
+// template object (as published), updated from an inline body, then deployed again with no
+// change set at all; a too-old bootstrap stops before any change set.
+func TestDeployCreateUpdateNoChangeAndBootstrapCheck(t *testing.T) {
+	srv := moto.Start(t)
+	srv.Bootstrap(t)
+	proxy := srv.NewProxy(t)
+	moto.Env(t, proxy.URL)
+	ctx := context.Background()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "App.template.json"), []byte(template("v1")), 0o644)
+	if _, err := awsconfig.S3(srv.Config()).PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("app.json"),
+		Body: strings.NewReader(template("v1"))}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := awsconfig.Load(ctx, awsconfig.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	d := &deploy.Deployer{Sessions: awsconfig.NewSessions(cfg, awsconfig.Options{}), Poll: 50 * time.Millisecond,
+		ReadTemplate: func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) },
+		Events:       func(e deploy.Event) { events = append(events, e.LogicalID+" "+e.Status) }}
+	stack := deployplan.Stack{ID: "App", StackName: "App", Environment: assembly.Environment{Account: moto.Account, Region: moto.Region},
+		Env:              "aws://123456789012/us-east-1",
+		AssumeRoleARN:    "arn:aws:iam::123456789012:role/cdk-hnb659fds-deploy-role-123456789012-us-east-1",
+		ExecutionRoleARN: "arn:aws:iam::123456789012:role/cdk-hnb659fds-cfn-exec-role-123456789012-us-east-1",
+		Bootstrap:        &deployplan.Bootstrap{Parameter: "/cdk-bootstrap/hnb659fds/version", MinVersion: 6},
+		Template: deployplan.Template{Path: "App.template.json", URL: "https://s3.us-east-1.amazonaws.com/" + bucket + "/app.json"},
+		Tags:     map[string]string{"team": "core"}, ChangeSetName: "cdkbot-abc123"}
+	param := func() string {
+		out, err := ssm.NewFromConfig(srv.Config()).GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String("/cdkbot/test")})
+		if err != nil {
+			return err.Error()
+		}
+		return aws.ToString(out.Parameter.Value)
+	}
+	calls := func(from int, op string) int {
+		n := 0
+		for _, c := range proxy.Calls[from:] {
+			if strings.Contains(c, " "+op+" ") {
+				n++
+			}
+		}
+		return n
+	}
+
+	out, err := d.Deploy(ctx, stack)
+	if err != nil || out.Result != deploy.Deployed || out.Status != "CREATE_COMPLETE" || param() != "v1" {
+		t.Fatalf("create: %+v %v, param %s\nevents %v", out, err, param(), events)
+	}
+	if calls(0, "CreateChangeSet") != 1 || calls(0, "ExecuteChangeSet") != 1 {
+		t.Errorf("calls: %v", proxy.Calls)
+	}
+
+	// Update from an inline body.
+	os.WriteFile(filepath.Join(dir, "App.template.json"), []byte(template("v2")), 0o644)
+	stack.Template = deployplan.Template{Path: "App.template.json", Inline: true}
+	stack.ChangeSetName = "cdkbot-def456"
+	out, err = d.Deploy(ctx, stack)
+	if err != nil || out.Result != deploy.Deployed || out.Status != "UPDATE_COMPLETE" || param() != "v2" {
+		t.Fatalf("update: %+v %v, param %s", out, err, param())
+	}
+
+	// Unchanged: no change set at all.
+	from := len(proxy.Calls)
+	out, err = d.Deploy(ctx, stack)
+	if err != nil || out.Result != deploy.NoChanges || calls(from, "CreateChangeSet") != 0 {
+		t.Fatalf("no-op: %+v %v %v", out, err, proxy.Calls[from:])
+	}
+
+	// The environment's bootstrap (version 33) is older than required.
+	stack.Bootstrap.MinVersion = 99
+	from = len(proxy.Calls)
+	_, err = d.Deploy(ctx, stack)
+	if err == nil || !strings.Contains(err.Error(), "bootstrapped with version 33; this assembly needs version 99") ||
+		!strings.Contains(err.Error(), "cdk bootstrap aws://123456789012/us-east-1") {
+		t.Errorf("old bootstrap: %v", err)
+	}
+	if calls(from, "DescribeStacks")+calls(from, "CreateChangeSet") != 0 {
+		t.Errorf("went past the bootstrap check: %v", proxy.Calls[from:])
+	}
+}
