@@ -54,8 +54,8 @@ func TestDeployCreateUpdateNoChangeAndBootstrapCheck(t *testing.T) {
 		AssumeRoleARN:    "arn:aws:iam::123456789012:role/cdk-hnb659fds-deploy-role-123456789012-us-east-1",
 		ExecutionRoleARN: "arn:aws:iam::123456789012:role/cdk-hnb659fds-cfn-exec-role-123456789012-us-east-1",
 		Bootstrap:        &deployplan.Bootstrap{Parameter: "/cdk-bootstrap/hnb659fds/version", MinVersion: 6},
-		Template: deployplan.Template{Path: "App.template.json", URL: "https://s3.us-east-1.amazonaws.com/" + bucket + "/app.json"},
-		Tags:     map[string]string{"team": "core"}, ChangeSetName: "cdkbot-abc123"}
+		Template:         deployplan.Template{Path: "App.template.json", URL: "https://s3.us-east-1.amazonaws.com/" + bucket + "/app.json"},
+		Tags:             map[string]string{"team": "core"}, ChangeSetName: "cdkbot-abc123"}
 	param := func() string {
 		out, err := ssm.NewFromConfig(srv.Config()).GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String("/cdkbot/test")})
 		if err != nil {
