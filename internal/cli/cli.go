@@ -131,7 +131,7 @@ func newRootCommand(streams IO) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
 	root.AddCommand(newVersionCommand(streams), newInspectCommand(streams), newDiffCommand(streams), newCompatCommand(streams), newCheckCommand(streams),
 		newReviewCommand(streams), newDemoCommand(streams), newHookCommand(streams),
-		newActionCommand(streams), newPublishCommand(streams))
+		newActionCommand(streams), newPublishCommand(streams), newDeployCommand(streams))
 	return root
 }
 

@@ -38,7 +38,8 @@ type Outcome struct {
 	Stack    string        `json:"stack"`
 	Result   Result        `json:"result"`
 	Status   string        `json:"status,omitempty"` // final CloudFormation status
-	Duration time.Duration `json:"duration"`
+	Duration time.Duration `json:"-"`
+	Seconds  float64       `json:"seconds"`
 	// Causes are the failed resource events, oldest first, when the deployment failed.
 	Causes []string `json:"causes,omitempty"`
 }
@@ -79,6 +80,7 @@ func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, err
 	out := Outcome{Stack: s.ID, Result: Failed}
 	done := func(err error) (Outcome, error) {
 		out.Duration = time.Since(start).Round(time.Millisecond)
+		out.Seconds = out.Duration.Seconds()
 		if err != nil {
 			err = fmt.Errorf("stack %s (%s): %w", s.ID, s.Env, err)
 		}

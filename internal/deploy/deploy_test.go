@@ -109,3 +109,39 @@ func TestDeployCreateUpdateNoChangeAndBootstrapCheck(t *testing.T) {
 		t.Errorf("went past the bootstrap check: %v", proxy.Calls[from:])
 	}
 }
+
+// A failing stack skips its dependents; an independent stack still deploys.
+func TestRunSkipsDependentsOfAFailure(t *testing.T) {
+	srv := moto.Start(t)
+	srv.Bootstrap(t)
+	moto.Env(t, srv.URL)
+	ctx := context.Background()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ok.json"), []byte(`{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"ok"}}}}`), 0o644)
+	cfg, err := awsconfig.Load(ctx, awsconfig.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &deploy.Deployer{Sessions: awsconfig.NewSessions(cfg, awsconfig.Options{}), Poll: 50 * time.Millisecond,
+		ReadTemplate: func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) }}
+	env := assembly.Environment{Account: moto.Account, Region: moto.Region}
+	stack := func(id string, deps ...string) deployplan.Stack {
+		return deployplan.Stack{ID: id, StackName: id, Environment: env, Env: "aws://123456789012/us-east-1", ChangeSetName: "cdkbot-1",
+			Template: deployplan.Template{Path: "ok.json", Inline: true}, DependsOn: deps,
+			Bootstrap: &deployplan.Bootstrap{Parameter: "/cdk-bootstrap/hnb659fds/version", MinVersion: 6}}
+	}
+	broken := stack("Broken")
+	broken.Bootstrap.MinVersion = 99 // fails before touching CloudFormation
+	p := &deployplan.Plan{Stacks: []deployplan.Stack{broken, stack("Independent"), stack("Dependent", "Broken"), stack("Transitive", "Dependent")}}
+	outs, err := d.Run(ctx, p)
+	if err == nil || !strings.Contains(err.Error(), "stack Broken") {
+		t.Fatalf("error %v", err)
+	}
+	var got []string
+	for _, o := range outs {
+		got = append(got, o.Stack+"="+string(o.Result))
+	}
+	if strings.Join(got, " ") != "Broken=failed Independent=deployed Dependent=skipped Transitive=skipped" {
+		t.Errorf("outcomes: %v", got)
+	}
+}
