@@ -20,8 +20,7 @@ type deployOptions struct {
 	Stacks, Exclude []string
 	NoDeps          bool
 	Format          string
-	ToolkitBucket   string
-	ToolkitStack    string
+	Toolkit         toolkitFlags
 	Revision        string
 }
 
@@ -46,8 +45,7 @@ func newDeployCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringSliceVar(&o.Exclude, "exclude", nil, "leave out stacks matching these globs")
 	cmd.Flags().BoolVar(&o.NoDeps, "no-deps", false, "deploy exactly the selection, not the stacks it depends on")
 	cmd.Flags().Var(f, "format", "output format: text or json")
-	cmd.Flags().StringVar(&o.ToolkitBucket, "toolkit-bucket", "", "staging bucket of legacy (CDK v1) stacks; default: the toolkit stack's BucketName output")
-	cmd.Flags().StringVar(&o.ToolkitStack, "toolkit-stack-name", "CDKToolkit", "bootstrap stack to read the legacy staging bucket from")
+	o.Toolkit.add(cmd)
 	cmd.Flags().StringVar(&o.Revision, "revision", "", "the commit being deployed; names the change sets")
 	return cmd
 }
@@ -62,7 +60,7 @@ func runDeploy(ctx context.Context, streams IO, o deployOptions) error {
 		return &operationError{err}
 	}
 	opts := deployplan.Options{DefaultRegion: cfg.Region, Stacks: o.Stacks, Exclude: o.Exclude, NoDeps: o.NoDeps,
-		ToolkitBucket: o.ToolkitBucket, Revision: o.Revision}
+		ToolkitBucket: o.Toolkit.Bucket, Revision: o.Revision}
 	for _, s := range a.AllStacks() {
 		if !s.Environment.AccountKnown() {
 			id, err := awsconfig.WhoAmI(ctx, cfg)
@@ -75,10 +73,8 @@ func runDeploy(ctx context.Context, streams IO, o deployOptions) error {
 	}
 	if hasLegacyFileAssets(a) {
 		// Legacy stacks take their assets' locations as parameters, the same the publish step used.
-		if opts.ToolkitBucket == "" {
-			if opts.ToolkitBucket, err = toolkitBucket(ctx, cfg, o.ToolkitStack); err != nil {
-				return &operationError{err}
-			}
+		if opts.ToolkitBucket, err = o.Toolkit.bucket(ctx, cfg); err != nil {
+			return &operationError{err}
 		}
 		pp, err := publishplan.Build(a, publishplan.Options{DefaultAccount: opts.DefaultAccount, DefaultRegion: opts.DefaultRegion,
 			ToolkitBucket: opts.ToolkitBucket})

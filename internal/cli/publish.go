@@ -30,8 +30,7 @@ type publishOptions struct {
 	BuildConcurrency int
 	AllowExecutables bool
 	Format           string
-	ToolkitBucket    string
-	ToolkitStack     string
+	Toolkit          toolkitFlags
 }
 
 func newPublishCommand(streams IO) *cobra.Command {
@@ -74,8 +73,7 @@ func newPublishCommand(streams IO) *cobra.Command {
 	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false, "run the commands of assets built by an executable (code from the app: trusted revisions only)")
 	cmd.Flags().IntVar(&o.BuildConcurrency, "build-concurrency", 1, "docker images built at once")
 	cmd.Flags().Var(f, "format", "output format: text or json")
-	cmd.Flags().StringVar(&o.ToolkitBucket, "toolkit-bucket", "", "staging bucket for legacy (CDK v1) assets; default: the toolkit stack's BucketName output")
-	cmd.Flags().StringVar(&o.ToolkitStack, "toolkit-stack-name", "CDKToolkit", "bootstrap stack to read the legacy staging bucket from")
+	o.Toolkit.add(cmd)
 	return cmd
 }
 
@@ -88,9 +86,9 @@ func runPublish(ctx context.Context, streams IO, o publishOptions) error {
 	if err != nil {
 		return &operationError{err}
 	}
-	popts := publishplan.Options{IDs: o.IDs, DefaultRegion: cfg.Region, ToolkitBucket: o.ToolkitBucket}
-	if popts.ToolkitBucket == "" && hasLegacyFileAssets(a) {
-		if popts.ToolkitBucket, err = toolkitBucket(ctx, cfg, o.ToolkitStack); err != nil {
+	popts := publishplan.Options{IDs: o.IDs, DefaultRegion: cfg.Region}
+	if hasLegacyFileAssets(a) {
+		if popts.ToolkitBucket, err = o.Toolkit.bucket(ctx, cfg); err != nil {
 			return &operationError{err}
 		}
 	}
@@ -201,11 +199,24 @@ func hasLegacyFileAssets(a *assembly.Assembly) bool {
 	return false
 }
 
-// toolkitBucket reads the legacy staging bucket from the bootstrap stack's outputs.
-func toolkitBucket(ctx context.Context, cfg aws.Config, stack string) (string, error) {
-	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: &stack})
+// toolkitFlags name the legacy (v1) staging bucket, for publish and deploy alike.
+type toolkitFlags struct {
+	Bucket, Stack string
+}
+
+func (t *toolkitFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&t.Bucket, "toolkit-bucket", "", "staging bucket of legacy (CDK v1) assets and templates; default: the toolkit stack's BucketName output")
+	cmd.Flags().StringVar(&t.Stack, "toolkit-stack-name", "CDKToolkit", "bootstrap stack to read the legacy staging bucket from")
+}
+
+// bucket is the flag's bucket, or the bootstrap stack's BucketName output.
+func (t *toolkitFlags) bucket(ctx context.Context, cfg aws.Config) (string, error) {
+	if t.Bucket != "" {
+		return t.Bucket, nil
+	}
+	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: &t.Stack})
 	if err != nil {
-		return "", fmt.Errorf("read the staging bucket of legacy assets from stack %s: %s (bootstrap the environment, or pass --toolkit-bucket)", stack, awsconfig.Explain(err))
+		return "", fmt.Errorf("read the staging bucket of legacy assets from stack %s: %s (bootstrap the environment, or pass --toolkit-bucket)", t.Stack, awsconfig.Explain(err))
 	}
 	for _, s := range out.Stacks {
 		for _, o := range s.Outputs {
@@ -214,5 +225,5 @@ func toolkitBucket(ctx context.Context, cfg aws.Config, stack string) (string, e
 			}
 		}
 	}
-	return "", fmt.Errorf("stack %s has no BucketName output: pass the staging bucket with --toolkit-bucket", stack)
+	return "", fmt.Errorf("stack %s has no BucketName output: pass the staging bucket with --toolkit-bucket", t.Stack)
 }

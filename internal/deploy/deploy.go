@@ -5,6 +5,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
@@ -52,7 +54,7 @@ type Event struct {
 // Deployer deploys stacks of one assembly.
 type Deployer struct {
 	Sessions *awsconfig.Sessions
-	// ReadTemplate returns a template's bytes by its root-relative path (inline delivery).
+	// ReadTemplate returns a template's bytes by its root-relative path (required).
 	ReadTemplate func(path string) ([]byte, error)
 	// Events, when set, receives each stack event once.
 	Events func(Event)
@@ -119,6 +121,13 @@ func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, err
 		if same {
 			out.Result, out.Status = NoChanges, string(deployed.StackStatus)
 			return done(nil)
+		}
+	}
+	if s.Template.UploadBucket != "" {
+		// A legacy template too large to inline goes to the staging bucket first, as the CDK CLI does.
+		if _, err := awsconfig.S3(cfg).PutObject(ctx, &s3.PutObjectInput{Bucket: &s.Template.UploadBucket, Key: &s.Template.UploadKey,
+			Body: bytes.NewReader(body)}); err != nil {
+			return done(fmt.Errorf("upload the template to s3://%s/%s: %s", s.Template.UploadBucket, s.Template.UploadKey, awsconfig.Explain(err)))
 		}
 	}
 	csType := cfntypes.ChangeSetTypeCreate
@@ -230,26 +239,29 @@ func describe(ctx context.Context, cfn *cloudformation.Client, name string) (*cf
 	return &out.Stacks[0], nil
 }
 
-// template returns the inline body, or the URL to read the template from.
+// template returns the template's bytes (for the inline body, an upload and the no-change
+// comparison) and the URL to read it from when it is not inline.
 func (d *Deployer) template(s deployplan.Stack) ([]byte, string, error) {
+	if d.ReadTemplate == nil {
+		return nil, "", errors.New("no template reader configured")
+	}
+	b, err := d.ReadTemplate(s.Template.Path)
+	if err != nil {
+		return nil, "", err
+	}
 	if s.Template.Inline {
-		b, err := d.ReadTemplate(s.Template.Path)
-		return b, "", err
+		return b, "", nil
 	}
 	if s.Template.URL == "" {
 		return nil, "", errors.New("the plan has no way to deliver the template")
 	}
-	if d.ReadTemplate != nil {
-		b, err := d.ReadTemplate(s.Template.Path)
-		return b, s.Template.URL, err
-	}
-	return nil, s.Template.URL, nil
+	return b, s.Template.URL, nil
 }
 
 // unchanged is the no-change fast path: same template, parameters, tags and termination
 // protection as deployed means no change set at all.
 func unchanged(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, deployed *cfntypes.Stack, body []byte) (bool, error) {
-	if body == nil || !strings.HasSuffix(string(deployed.StackStatus), "_COMPLETE") || strings.Contains(string(deployed.StackStatus), "ROLLBACK") {
+	if !strings.HasSuffix(string(deployed.StackStatus), "_COMPLETE") || strings.Contains(string(deployed.StackStatus), "ROLLBACK") {
 		return false, nil
 	}
 	got, err := cfn.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: &s.StackName, TemplateStage: cfntypes.TemplateStageOriginal})

@@ -132,7 +132,11 @@ func TestRunSkipsDependentsOfAFailure(t *testing.T) {
 	}
 	broken := stack("Broken")
 	broken.Bootstrap.MinVersion = 99 // fails before touching CloudFormation
-	p := &deployplan.Plan{Stacks: []deployplan.Stack{broken, stack("Independent"), stack("Dependent", "Broken"), stack("Transitive", "Dependent")}}
+	// Independent is a legacy stack whose template goes through the staging bucket.
+	independent := stack("Independent")
+	independent.Template = deployplan.Template{Path: "ok.json", UploadBucket: bucket, UploadKey: "cdk/Independent/t.yml",
+		URL: "https://s3.us-east-1.amazonaws.com/" + bucket + "/cdk/Independent/t.yml"}
+	p := &deployplan.Plan{Stacks: []deployplan.Stack{broken, independent, stack("Dependent", "Broken"), stack("Transitive", "Dependent")}}
 	outs, err := d.Run(ctx, p)
 	if err == nil || !strings.Contains(err.Error(), "stack Broken") {
 		t.Fatalf("error %v", err)
