@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -391,7 +393,7 @@ func (d *Deployer) sleep(ctx context.Context) error {
 
 func parameters(m map[string]string) []cfntypes.Parameter {
 	var out []cfntypes.Parameter
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, cfntypes.Parameter{ParameterKey: aws.String(k), ParameterValue: aws.String(m[k])})
 	}
 	return out
@@ -399,17 +401,8 @@ func parameters(m map[string]string) []cfntypes.Parameter {
 
 func tags(m map[string]string) []cfntypes.Tag {
 	var out []cfntypes.Tag
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, cfntypes.Tag{Key: aws.String(k), Value: aws.String(m[k])})
 	}
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

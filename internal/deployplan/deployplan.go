@@ -8,7 +8,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -156,7 +158,7 @@ func selectStacks(a *assembly.Assembly, all map[string]*assembly.Stack, o Option
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("--stacks %q matches no stack (stacks: %s)", g, strings.Join(sortedKeys(all), ", "))
+			return nil, fmt.Errorf("--stacks %q matches no stack (stacks: %s)", g, strings.Join(slices.Sorted(maps.Keys(all)), ", "))
 		}
 	}
 	if len(o.Stacks) == 0 {
@@ -380,13 +382,4 @@ func order(p *Plan, byID map[string]*Stack) error {
 		return a.ID < b.ID
 	})
 	return nil
-}
-
-func sortedKeys(m map[string]*assembly.Stack) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

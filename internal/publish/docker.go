@@ -5,9 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
@@ -59,13 +60,13 @@ func buildArgs(src assembly.DockerImageSource, localTag, contextDir string) []st
 	if src.DockerFile != "" {
 		args = append(args, "--file", src.DockerFile)
 	}
-	for _, k := range sortedKeys(src.DockerBuildArgs) {
+	for _, k := range slices.Sorted(maps.Keys(src.DockerBuildArgs)) {
 		args = append(args, "--build-arg", k+"="+src.DockerBuildArgs[k])
 	}
-	for _, k := range sortedKeys(src.DockerBuildSecrets) {
+	for _, k := range slices.Sorted(maps.Keys(src.DockerBuildSecrets)) {
 		args = append(args, "--secret", "id="+k+","+src.DockerBuildSecrets[k])
 	}
-	for _, k := range sortedKeys(src.DockerBuildContexts) {
+	for _, k := range slices.Sorted(maps.Keys(src.DockerBuildContexts)) {
 		args = append(args, "--build-context", k+"="+src.DockerBuildContexts[k])
 	}
 	if src.DockerBuildSSH != "" {
@@ -97,17 +98,8 @@ func buildArgs(src assembly.DockerImageSource, localTag, contextDir string) []st
 
 func cacheOption(c assembly.DockerCacheOption) string {
 	parts := []string{"type=" + c.Type}
-	for _, k := range sortedKeys(c.Params) {
+	for _, k := range slices.Sorted(maps.Keys(c.Params)) {
 		parts = append(parts, k+"="+c.Params[k])
 	}
 	return strings.Join(parts, ",")
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -20,7 +20,7 @@ func PublishSummaryText(w io.Writer, s publishplan.Summary, dryRun bool) error {
 		stateWidth = max(stateWidth, len(stateLabel(o.State)))
 	}
 	for _, o := range s.Outcomes {
-		line := fmt.Sprintf("  %-*s  %-12s  %-*s  %s", stateWidth, stateLabel(o.State), short(o.Asset), width, o.Destination, o.Target)
+		line := fmt.Sprintf("  %-*s  %-12s  %-*s  %s", stateWidth, stateLabel(o.State), shortID(o.Asset), width, o.Destination, o.Target)
 		if o.Bytes > 0 && o.State == publishplan.Published {
 			line += " (" + byteSize(o.Bytes) + ")"
 		}
@@ -68,13 +68,6 @@ func stateLabel(st publishplan.State) string {
 		return "would publish"
 	}
 	return string(st)
-}
-
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }
 
 // PublishSummaryJSON is the documented JSON shape of `cdkbot publish --format json`.
