@@ -39,7 +39,7 @@ type savedReport struct {
 func newActionCommand(streams IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "action",
-		Short: "Run as the GitHub Action: review pull requests (inputs and event from the Actions environment)",
+		Short: "Run as the GitHub Action: review pull requests, deploy merges (inputs and event from the Actions environment)",
 		Args:  exactArgs(0, "no arguments (inputs come from the workflow)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAction(cmd.Context(), streams)
@@ -85,10 +85,9 @@ func runAction(ctx context.Context, streams IO) error {
 		rt.SetPullRequest(&ghaction.PullRequest{Number: pr.Number, HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Labels: pr.Labels, Fork: pr.Fork})
 		return reviewPullRequest(ctx, streams, rt)
 	case "push":
-		rt.Notice("cdkbot: push event: deploying on merge is not part of this release yet; nothing to do")
-		return nil
+		return deployOnMerge(ctx, streams, rt)
 	default:
-		rt.Notice("cdkbot: nothing to do for the %q event (cdkbot reviews pull_request and pull_request_target)", ev)
+		rt.Notice("cdkbot: nothing to do for the %q event (cdkbot reviews pull_request and pull_request_target, and deploys on push to the default branch)", ev)
 		return nil
 	}
 }

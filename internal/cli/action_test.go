@@ -104,7 +104,7 @@ func TestActionOtherEventsAreNoOps(t *testing.T) {
 	srv := ghserver.New(t, actionToken)
 	actionEnv(t, srv, "push", "push.json")
 	code, stdout, _ := run(t, "action")
-	if code != ExitOK || len(srv.Calls) != 0 || !strings.Contains(stdout, "::notice::cdkbot: push event") {
+	if code != ExitOK || len(srv.Calls) != 0 || !strings.Contains(stdout, `::notice::cdkbot: push to "feature/login", not the default branch "main": nothing to deploy`) {
 		t.Errorf("push: %d %v\n%s", code, srv.Calls, stdout)
 	}
 	actionEnv(t, srv, "schedule", "push.json")

@@ -3,16 +3,29 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"time"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/cfn"
+	"github.com/cdkbot/cdkbot/internal/cfndiff"
 	"github.com/cdkbot/cdkbot/internal/deploy"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
+	"github.com/cdkbot/cdkbot/internal/ghaction"
+	"github.com/cdkbot/cdkbot/internal/publish"
 	"github.com/cdkbot/cdkbot/internal/publishplan"
+	"github.com/cdkbot/cdkbot/internal/render"
 )
+
+// DefaultWaves is the continuous-delivery "mutation" wave: pipeline stacks deploy before
+// everything else, so a change to the pipeline applies before what it deploys.
+var DefaultWaves = []string{"pipeline-*"}
 
 // deployOptions are the inputs of `cdkbot deploy`.
 type deployOptions struct {
@@ -22,28 +35,51 @@ type deployOptions struct {
 	Format          string
 	Toolkit         toolkitFlags
 	Revision        string
+	Concurrency     int
+	OutputsFile     string
+	RequireApproval string
+	Waves           []string
+	NoPublish       bool
+	// AllowExecutables runs asset build commands from the assembly (trusted revisions only).
+	AllowExecutables bool
+	// OnPlan, when set, hears the plan before anything is published or deployed (the merge
+	// flow opens GitHub deployments per environment there).
+	OnPlan func(*deployplan.Plan)
 }
 
 func newDeployCommand(streams IO) *cobra.Command {
 	f := &format{value: "text", allowed: []string{"text", "json"}}
+	approval := &format{value: "never", allowed: []string{"never", "broadening"}}
 	o := deployOptions{}
 	cmd := &cobra.Command{
 		Use:   "deploy ASSEMBLY",
-		Short: "Deploy the stacks of a cloud assembly with CloudFormation change sets, in dependency order",
-		Long: "deploy deploys every stack of the assembly (or those selected with --stacks, plus what they depend\n" +
-			"on unless --no-deps) to its environment: it assumes the stack's deploy role, checks the environment's\n" +
-			"bootstrap version, skips stacks whose deployed template and parameters are unchanged, and otherwise\n" +
-			"creates and executes a change set with the CloudFormation execution role, following its events.\n" +
-			"A failed stack skips the stacks that depend on it. Publish the assets first: `cdkbot publish`.",
+		Short: "Publish the assets and deploy the stacks of a cloud assembly with CloudFormation change sets, in dependency order",
+		Long: "deploy publishes the assets the selected stacks need (as `cdkbot publish` does; --no-publish when a\n" +
+			"previous step did), then deploys every stack of the assembly (or those selected with --stacks, plus\n" +
+			"what they depend on unless --no-deps) to its environment: it assumes the stack's deploy role, checks\n" +
+			"the environment's bootstrap version, skips stacks whose deployed template and parameters are\n" +
+			"unchanged, and otherwise creates and executes a change set with the CloudFormation execution role,\n" +
+			"following its events. Independent stacks deploy in parallel (--concurrency); stacks matching a\n" +
+			"--wave glob deploy before the rest, wave by wave. A failed stack skips the stacks that depend on it\n" +
+			"and later waves; independent stacks still finish.",
 		Args: exactArgs(1, "one argument, the cloud assembly directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Dir, o.Format = args[0], f.value
+			o.Dir, o.Format, o.RequireApproval = args[0], f.value, approval.value
+			if o.Concurrency < 1 {
+				return usagef("--concurrency must be at least 1")
+			}
 			return runDeploy(cmd.Context(), streams, o)
 		},
 	}
 	cmd.Flags().StringSliceVar(&o.Stacks, "stacks", nil, "deploy only stacks matching these globs (id, display name or stack name)")
 	cmd.Flags().StringSliceVar(&o.Exclude, "exclude", nil, "leave out stacks matching these globs")
 	cmd.Flags().BoolVar(&o.NoDeps, "no-deps", false, "deploy exactly the selection, not the stacks it depends on")
+	cmd.Flags().IntVar(&o.Concurrency, "concurrency", 4, "stacks deployed at once")
+	cmd.Flags().StringVar(&o.OutputsFile, "outputs-file", "", "write the stacks' outputs to this JSON file ({\"StackName\": {\"Key\": \"value\"}})")
+	cmd.Flags().Var(approval, "require-approval", "never, or broadening: refuse a stack whose change grants IAM or network permissions")
+	cmd.Flags().StringSliceVar(&o.Waves, "wave", DefaultWaves, "stacks matching each glob deploy first, wave by wave (repeat the flag for more waves)")
+	cmd.Flags().BoolVar(&o.NoPublish, "no-publish", false, "do not publish assets (an earlier `cdkbot publish` did)")
+	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false, "run the commands of assets built by an executable (trusted revisions only)")
 	cmd.Flags().Var(f, "format", "output format: text or json")
 	o.Toolkit.add(cmd)
 	cmd.Flags().StringVar(&o.Revision, "revision", "", "the commit being deployed; names the change sets")
@@ -55,71 +91,186 @@ func runDeploy(ctx context.Context, streams IO, o deployOptions) error {
 	if err != nil {
 		return err
 	}
+	var gha *ghaction.Runtime
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		gha, _ = ghaction.New(os.Getenv, streams.Err)
+	}
+	rep, err := deployAssembly(ctx, streams, a, o, gha)
+	var rerr error
+	if rep != nil {
+		if o.Format == "json" {
+			rerr = render.DeploySummaryJSON(streams.Out, *rep)
+		} else {
+			rerr = render.DeploySummaryText(streams.Out, *rep)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return rerr
+}
+
+// deployAssembly publishes and deploys; the report is there whenever anything was attempted,
+// also with the error. It is shared by `cdkbot deploy` and the merge flow of the action.
+func deployAssembly(ctx context.Context, streams IO, a *assembly.Assembly, o deployOptions, gha *ghaction.Runtime) (*render.DeployReport, error) {
 	cfg, err := awsconfig.Load(ctx, awsconfig.Options{})
 	if err != nil {
-		return &operationError{err}
+		return nil, &operationError{err}
 	}
 	opts := deployplan.Options{DefaultRegion: cfg.Region, Stacks: o.Stacks, Exclude: o.Exclude, NoDeps: o.NoDeps,
-		ToolkitBucket: o.Toolkit.Bucket, Revision: o.Revision}
+		ToolkitBucket: o.Toolkit.Bucket, Revision: o.Revision, Waves: o.Waves}
 	for _, s := range a.AllStacks() {
-		if !s.Environment.AccountKnown() {
-			id, err := awsconfig.WhoAmI(ctx, cfg)
-			if err != nil {
-				return &operationError{err}
-			}
-			opts.DefaultAccount = id.Account
-			break
+		if s.Environment.AccountKnown() {
+			continue
 		}
+		// Environment-agnostic stacks go to the account of the credentials, as with the CDK CLI.
+		id, err := awsconfig.WhoAmI(ctx, cfg)
+		if err != nil {
+			return nil, &operationError{err}
+		}
+		opts.DefaultAccount = id.Account
+		break
 	}
 	if hasLegacyFileAssets(a) {
-		// Legacy stacks take their assets' locations as parameters, the same the publish step used.
 		if opts.ToolkitBucket, err = o.Toolkit.bucket(ctx, cfg); err != nil {
-			return &operationError{err}
+			return nil, &operationError{err}
 		}
-		pp, err := publishplan.Build(a, publishplan.Options{DefaultAccount: opts.DefaultAccount, DefaultRegion: opts.DefaultRegion,
-			ToolkitBucket: opts.ToolkitBucket})
-		if err != nil {
-			return &inputError{err}
-		}
-		opts.Parameters = pp.Parameters
 	}
+	pp, err := publishplan.Build(a, publishplan.Options{DefaultAccount: opts.DefaultAccount, DefaultRegion: opts.DefaultRegion,
+		ToolkitBucket: opts.ToolkitBucket})
+	if err != nil {
+		return nil, &inputError{err}
+	}
+	// Legacy stacks take their assets' locations as parameters, the same the publish step used.
+	opts.Parameters = pp.Parameters
 	plan, err := deployplan.Build(a, opts)
 	if err != nil {
-		return &inputError{err}
+		return nil, &inputError{err}
 	}
-	d := &deploy.Deployer{Sessions: awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-deploy"}),
-		ReadTemplate: a.ReadFile,
-		Events: func(e deploy.Event) {
-			line := fmt.Sprintf("cdkbot: %s | %s %s %s", e.Stack, e.Status, e.ResourceType, e.LogicalID)
-			if e.Reason != "" {
-				line += ": " + e.Reason
-			}
-			fmt.Fprintln(streams.Err, line)
-		}}
-	outcomes, err := d.Run(ctx, plan)
-	if o.Format == "json" {
-		enc := json.NewEncoder(streams.Out)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(map[string]any{"stacks": outcomes}); jerr != nil {
-			return &operationError{jerr}
+	if o.OnPlan != nil {
+		o.OnPlan(plan)
+	}
+	sessions := awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-deploy"})
+	if !o.NoPublish {
+		if err := publishFor(ctx, streams, plan, pp, sessions, o); err != nil {
+			return nil, err
 		}
-	} else {
-		for _, oc := range outcomes {
-			line := fmt.Sprintf("  %-10s %s", oc.Result, oc.Stack)
-			if oc.Status != "" {
-				line += "  " + oc.Status
-			}
-			if oc.Duration > 0 {
-				line += fmt.Sprintf("  (%s)", oc.Duration.Round(100*time.Millisecond))
-			}
-			fmt.Fprintln(streams.Out, line)
-			for _, c := range oc.Causes {
-				fmt.Fprintln(streams.Out, "      "+c)
-			}
+	}
+	view := newDeployView(streams.Err, plan, gha)
+	d := &deploy.Deployer{Sessions: sessions, ReadTemplate: a.ReadFile, Concurrency: o.Concurrency,
+		Events: view.event, Progress: view.progress}
+	if o.RequireApproval == "broadening" {
+		d.Approve = refuseBroadening
+	}
+	outcomes, err := d.Run(ctx, plan)
+	view.stop()
+	rep := &render.DeployReport{Revision: o.Revision, Outcomes: outcomes}
+	if o.OutputsFile != "" {
+		if werr := writeOutputs(o.OutputsFile, outcomes); werr != nil && err == nil {
+			err = werr
 		}
 	}
 	if err != nil {
-		return &operationError{err}
+		return rep, &operationError{err}
+	}
+	return rep, nil
+}
+
+// publishFor publishes the assets of the planned stacks before any of them deploys, so a
+// missing asset stops the run with nothing deployed.
+func publishFor(ctx context.Context, streams IO, plan *deployplan.Plan, pp *publishplan.Plan, sessions *awsconfig.Sessions, o deployOptions) error {
+	needed := map[string]bool{}
+	for _, s := range plan.Stacks {
+		needed[s.ID] = true // legacy assets belong to their stack
+		for _, m := range s.Assets {
+			needed[m] = true
+		}
+	}
+	sub := &publishplan.Plan{}
+	for _, j := range pp.Jobs {
+		if needed[j.Manifest] {
+			sub.Jobs = append(sub.Jobs, j)
+		}
+	}
+	if len(sub.Jobs) == 0 {
+		return nil
+	}
+	fmt.Fprintf(streams.Err, "cdkbot: publishing %d assets before deploying\n", len(sub.Jobs))
+	s, err := publish.Run(ctx, sub, publish.Options{Root: o.Dir, Progress: progressPrinter(streams.Err, sub),
+		Files: publish.S3Stores(sessions), Images: publish.ECRStores(sessions), Docker: publish.DockerCLI{Output: streams.Err},
+		AllowExecutables: o.AllowExecutables})
+	if refused := new(publish.RefusedError); errors.As(err, &refused) {
+		return &inputError{fmt.Errorf("nothing deployed: %w", err)}
+	}
+	if err != nil {
+		_ = render.PublishSummaryText(streams.Err, s, false)
+		return &operationError{fmt.Errorf("nothing deployed: publishing the assets failed: %w", err)}
+	}
+	return nil
+}
+
+// refuseBroadening is the --require-approval broadening rule: a change that grants IAM or
+// network permissions stops before any change set.
+func refuseBroadening(s deployplan.Stack, deployed, proposed []byte) error {
+	var old *cfn.Object
+	if deployed != nil {
+		var err error
+		if old, err = cfn.Parse(deployed); err != nil {
+			return fmt.Errorf("read the deployed template to check permissions: %w", err)
+		}
+	}
+	next, err := cfn.Parse(proposed)
+	if err != nil {
+		return fmt.Errorf("template %s: %w", s.Template.Path, err)
+	}
+	sec := cfndiff.Diff(old, next, cfndiff.Options{}).Security
+	if !sec.Broadened() {
+		return nil
+	}
+	var what []string
+	for _, c := range []struct {
+		n    int
+		noun string
+	}{{len(sec.StatementsAdded), "IAM statement"}, {len(sec.ManagedPoliciesAdded), "managed policy attachment"},
+		{len(sec.RulesAdded), "security-group rule"}, {len(sec.SSOPermissionSetsAdded) + len(sec.SSOAssignmentsAdded), "SSO grant"}} {
+		if c.n > 0 {
+			what = append(what, fmt.Sprintf("%d %s(s)", c.n, c.noun))
+		}
+	}
+	return fmt.Errorf("the change broadens permissions (%s added) and --require-approval is broadening: "+
+		"review it with `cdkbot diff`, then deploy with --require-approval never", strings.Join(what, ", "))
+}
+
+// writeOutputs writes {"StackName": {"OutputKey": "value"}} as the CDK CLI's --outputs-file
+// does, atomically, with the stacks that deployed even when others failed.
+func writeOutputs(path string, outcomes []deploy.Outcome) error {
+	all := map[string]map[string]string{}
+	for _, o := range outcomes {
+		if o.Result.OK() {
+			all[o.StackName] = o.Outputs
+			if all[o.StackName] == nil {
+				all[o.StackName] = map[string]string{}
+			}
+		}
+	}
+	b, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".outputs-*.json")
+	if err != nil {
+		return &operationError{fmt.Errorf("--outputs-file: %w", err)}
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return &operationError{fmt.Errorf("--outputs-file: %w", err)}
+	}
+	if err := tmp.Close(); err != nil {
+		return &operationError{fmt.Errorf("--outputs-file: %w", err)}
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return &operationError{fmt.Errorf("--outputs-file: %w", err)}
 	}
 	return nil
 }

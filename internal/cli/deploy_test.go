@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,20 +40,56 @@ func TestDeployCommandAgainstMoto(t *testing.T) {
 	srv.Bootstrap(t)
 	moto.Env(t, srv.URL)
 	dir := writeDeployAssembly(t, "base-topic")
+	outputs := filepath.Join(t.TempDir(), "outputs.json")
 
-	code, stdout, stderr := run(t, "deploy", dir, "--revision", "abc123")
-	if code != ExitOK || !strings.Contains(stdout, "deployed   Base  CREATE_COMPLETE") || !strings.Contains(stdout, "deployed   App  CREATE_COMPLETE") ||
-		strings.Index(stdout, "Base") > strings.Index(stdout, "App") {
-		t.Fatalf("first deploy: exit %d\n%s\n%s", code, stdout, stderr)
+	code, stdout, stderr := run(t, "deploy", dir, "--revision", "abc123", "--format", "json", "--outputs-file", outputs)
+	var rep struct {
+		Stacks []struct{ Stack, StackName, Result, Status string }
+		Failed bool
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitOK || len(rep.Stacks) != 2 || rep.Failed ||
+		rep.Stacks[0].Stack != "Base" || rep.Stacks[0].Result != "deployed" || rep.Stacks[1].Status != "CREATE_COMPLETE" {
+		t.Fatalf("first deploy: exit %d %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	if strings.Index(stderr, "Base: deploying") > strings.Index(stderr, "App: deploying") || !strings.Contains(stderr, "[2/2] App: deployed") {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	var outs map[string]map[string]string
+	if b, err := os.ReadFile(outputs); err != nil || json.Unmarshal(b, &outs) != nil || len(outs) != 2 || outs["App"] == nil {
+		t.Errorf("outputs file: %v %s", err, b)
 	}
 	code, stdout, _ = run(t, "deploy", dir, "--stacks", "App")
-	if code != ExitOK || strings.Count(stdout, "no changes") != 2 {
+	if code != ExitOK || strings.Count(stdout, "no changes") != 3 || !strings.Contains(stdout, "Deploy: 2 no changes") {
 		t.Errorf("second deploy (App and its dependency): exit %d\n%s", code, stdout)
 	}
+
+	// A change granting IAM permissions is refused under --require-approval broadening, and
+	// goes through with never (the default).
+	writeJSONFile(t, filepath.Join(dir, "App.template.json"), map[string]any{"Resources": map[string]any{
+		"Queue": map[string]any{"Type": "AWS::SQS::Queue", "Properties": map[string]any{"QueueName": "app-queue"}},
+		"Role": map[string]any{"Type": "AWS::IAM::Role", "Properties": map[string]any{
+			"AssumeRolePolicyDocument": map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{"Effect": "Allow",
+				"Principal": map[string]any{"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}}},
+			"Policies": []any{map[string]any{"PolicyName": "all-sqs", "PolicyDocument": map[string]any{
+				"Version": "2012-10-17", "Statement": []any{map[string]any{"Effect": "Allow", "Action": "sqs:*", "Resource": "*"}}}}}}}}})
+	code, stdout, stderr = run(t, "deploy", dir, "--stacks", "App", "--no-deps", "--require-approval", "broadening")
+	if code != ExitFailure || !strings.Contains(stdout, "refused") || !strings.Contains(stdout, "broadens permissions (2 IAM statement(s) added)") {
+		t.Errorf("broadening: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, _ = run(t, "deploy", dir, "--stacks", "App", "--no-deps")
+	if code != ExitOK || !strings.Contains(stdout, "UPDATE_COMPLETE") {
+		t.Errorf("approved: exit %d\n%s", code, stdout)
+	}
+
 	// An environment that is not bootstrapped fails first; its dependent is skipped.
-	code, stdout, stderr = run(t, "deploy", fixture(t, "aws-cdk-lib@2.276.0/multi-env"), "--stacks", "service-us")
-	if code != ExitFailure || !strings.Contains(stdout, "failed     Network") || !strings.Contains(stdout, "skipped    Service") ||
-		!strings.Contains(stderr, "cdk bootstrap aws://111111111111/us-east-1") {
+	code, stdout, stderr = run(t, "deploy", fixture(t, "aws-cdk-lib@2.276.0/multi-env"), "--stacks", "service-us", "--no-publish")
+	if code != ExitFailure || !strings.Contains(stdout, "failed      Network") || !strings.Contains(stdout, "skipped     Service") ||
+		!strings.Contains(stdout, "cdk bootstrap aws://111111111111/us-east-1") || !strings.Contains(stdout, "depends on Network, which did not deploy") {
 		t.Errorf("unbootstrapped: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Publishing comes first: an asset that cannot be published stops the run with nothing deployed.
+	code, stdout, stderr = run(t, "deploy", fixture(t, "aws-cdk-lib@2.276.0/multi-env"), "--stacks", "service-us")
+	if code != ExitFailure || !strings.Contains(stderr, "nothing deployed: publishing the assets failed") || strings.Contains(stderr, "Network: deploying") {
+		t.Errorf("unpublishable: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

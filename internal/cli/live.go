@@ -22,14 +22,10 @@ func isTerminal(w io.Writer) bool {
 // liveDisplay redraws one line per asset × destination in place while publishing runs, with
 // bytes sent for uploads, so a terminal user sees which asset is slow without a scrolling log.
 type liveDisplay struct {
-	w     io.Writer
 	mu    sync.Mutex
 	rows  []*liveRow
 	index map[string]*liveRow
-	drawn int // lines drawn by the previous frame
-	done  chan struct{}
-	wg    sync.WaitGroup
-	start time.Time
+	paint *painter
 }
 
 type liveRow struct {
@@ -39,22 +35,61 @@ type liveRow struct {
 }
 
 func newLiveDisplay(w io.Writer) *liveDisplay {
-	d := &liveDisplay{w: w, index: map[string]*liveRow{}, done: make(chan struct{}), start: time.Now()}
-	d.wg.Add(1)
+	d := &liveDisplay{index: map[string]*liveRow{}}
+	d.paint = newPainter(w, &d.mu, d.frame)
+	return d
+}
+
+// painter redraws a frame of lines in place every 150 ms until stopped; frame is called with
+// mu held, so it may read what the writers guard with mu.
+type painter struct {
+	w     io.Writer
+	mu    *sync.Mutex
+	frame func() []string
+	drawn int // lines drawn by the previous frame
+	done  chan struct{}
+	wg    sync.WaitGroup
+}
+
+func newPainter(w io.Writer, mu *sync.Mutex, frame func() []string) *painter {
+	p := &painter{w: w, mu: mu, frame: frame, done: make(chan struct{})}
+	p.wg.Add(1)
 	go func() {
-		defer d.wg.Done()
+		defer p.wg.Done()
 		tick := time.NewTicker(150 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			select {
 			case <-tick.C:
-				d.redraw()
-			case <-d.done:
+				p.redraw()
+			case <-p.done:
 				return
 			}
 		}
 	}()
-	return d
+	return p
+}
+
+// stop draws the final frame and ends the ticker.
+func (p *painter) stop() {
+	close(p.done)
+	p.wg.Wait()
+	p.redraw()
+}
+
+func (p *painter) redraw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b strings.Builder
+	if p.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", p.drawn) // back to the top of the previous frame
+	}
+	lines := p.frame()
+	for _, line := range lines {
+		b.WriteString("\x1b[2K" + line + "\n")
+	}
+	p.drawn = len(lines)
+	io.WriteString(p.w, b.String())
 }
 
 // event records a publishing event; the next frame shows it.
@@ -88,26 +123,8 @@ func (d *liveDisplay) event(e publish.Event) {
 	}
 }
 
-// stop draws the final frame and ends the ticker.
-func (d *liveDisplay) stop() {
-	close(d.done)
-	d.wg.Wait()
-	d.redraw()
-}
-
-func (d *liveDisplay) redraw() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var b strings.Builder
-	if d.drawn > 0 {
-		fmt.Fprintf(&b, "\x1b[%dA", d.drawn) // back to the top of the previous frame
-	}
-	for _, line := range d.frame() {
-		b.WriteString("\x1b[2K" + line + "\n")
-	}
-	d.drawn = len(d.rows)
-	io.WriteString(d.w, b.String())
-}
+// stop draws the final frame.
+func (d *liveDisplay) stop() { d.paint.stop() }
 
 // frame is the text of each row: state, asset, destination and, while uploading, progress.
 func (d *liveDisplay) frame() []string {

@@ -29,7 +29,7 @@ func TestLiveDisplayRedrawsInPlace(t *testing.T) {
 		t.Errorf("uploading row: %q", mid)
 	}
 	d.event(publish.Event{Asset: "aaaaaaaaaaaaaaaa", Destination: "dest-1", State: publish.Published, Bytes: 4 << 20})
-	d.redraw()
+	d.paint.redraw()
 	d.stop()
 	// Every frame after the first moves up over the previous one and clears each line.
 	frames := strings.Split(out.String(), "\x1b[2A")

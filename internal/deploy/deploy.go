@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,31 +23,26 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 )
 
-// Result of deploying one stack.
-type Result string
-
-// Results.
-const (
-	Deployed  Result = "deployed"
-	NoChanges Result = "no changes"
-	Failed    Result = "failed"
+// The outcome vocabulary lives with the plan, so views can render it; aliased here for callers.
+type (
+	Result  = deployplan.Result
+	Outcome = deployplan.Outcome
 )
 
-// Outcome of one stack.
-type Outcome struct {
-	Stack    string        `json:"stack"`
-	Result   Result        `json:"result"`
-	Status   string        `json:"status,omitempty"` // final CloudFormation status
-	Duration time.Duration `json:"-"`
-	Seconds  float64       `json:"seconds"`
-	// Causes are the failed resource events, oldest first, when the deployment failed.
-	Causes []string `json:"causes,omitempty"`
-}
+// Results, re-exported.
+const (
+	Deployed  = deployplan.Deployed
+	NoChanges = deployplan.NoChanges
+	Failed    = deployplan.Failed
+	Refused   = deployplan.Refused
+	Skipped   = deployplan.Skipped
+)
 
 // Event is one stack event, reported once as it is seen.
 type Event struct {
@@ -60,8 +56,34 @@ type Deployer struct {
 	ReadTemplate func(path string) ([]byte, error)
 	// Events, when set, receives each stack event once.
 	Events func(Event)
-	// Poll is the interval between status checks; zero means 2 s.
-	Poll time.Duration
+	// Poll is the first interval between status checks, growing while nothing changes up to
+	// MaxPoll; zero means 1 s and 5 s (the CDK CLI polls every 5 s).
+	Poll, MaxPoll time.Duration
+	// BusyTimeout bounds the wait for a stack another operation is updating; zero means 30 min.
+	BusyTimeout time.Duration
+	// Concurrency is the number of stacks deployed at once by Run; zero means 4.
+	Concurrency int
+	// Progress, when set, hears each stack's phase changes.
+	Progress func(Progress)
+	// Approve, when set, decides whether a change may go ahead before any change set is
+	// created: deployed is the stack's current template (nil for a new stack).
+	Approve func(s deployplan.Stack, deployed, proposed []byte) error
+}
+
+// Phase of a stack in a run.
+type Phase string
+
+// Phases before a result.
+const (
+	Deploying Phase = "deploying"
+	Finished  Phase = "finished" // Outcome is set
+)
+
+// Progress is a stack's phase change.
+type Progress struct {
+	Stack   string
+	Phase   Phase
+	Outcome *Outcome // when Finished
 }
 
 // BootstrapError is an environment whose bootstrap stack is missing or too old.
@@ -82,11 +104,14 @@ func (e *BootstrapError) Error() string {
 func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, error) {
 	start := time.Now()
 	out := Outcome{Stack: s.ID, Result: Failed}
+	var calls atomic.Int64
 	done := func(err error) (Outcome, error) {
 		out.Duration = time.Since(start).Round(time.Millisecond)
 		out.Seconds = out.Duration.Seconds()
+		out.APICalls = calls.Load()
 		if err != nil {
 			err = fmt.Errorf("stack %s (%s): %w", s.ID, s.Env, err)
+			out.Error = err.Error()
 		}
 		return out, err
 	}
@@ -95,34 +120,48 @@ func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, err
 		return done(err)
 	}
 	if s.Bootstrap != nil {
-		if err := checkBootstrap(ctx, ssm.NewFromConfig(cfg), s); err != nil {
+		if err := checkBootstrap(ctx, ssm.NewFromConfig(cfg, func(o *ssm.Options) { o.APIOptions = append(o.APIOptions, counting(&calls)) }), s); err != nil {
 			return done(err)
 		}
 	}
-	cfn := cloudformation.NewFromConfig(cfg)
-	deployed, err := describe(ctx, cfn, s.StackName)
+	cfn := cloudformation.NewFromConfig(cfg, func(o *cloudformation.Options) { o.APIOptions = append(o.APIOptions, counting(&calls)) })
+	deployed, err := d.describeIdle(ctx, cfn, s)
 	if err != nil {
 		return done(err)
 	}
-	if deployed != nil && deployed.StackStatus == cfntypes.StackStatusRollbackComplete {
-		// A stack whose creation failed cannot be updated: delete it and create it again.
-		if err := d.deleteFailed(ctx, cfn, s.StackName); err != nil {
-			return done(err)
+	exists := deployed != nil // possibly only as an unexecuted change set, which may be a leftover
+	if deployed != nil {
+		switch deployed.StackStatus {
+		case cfntypes.StackStatusRollbackComplete, cfntypes.StackStatusRollbackFailed:
+			// A stack whose creation failed cannot be updated: delete it and create it again.
+			if err := d.deleteFailed(ctx, cfn, s.StackName); err != nil {
+				return done(err)
+			}
+			deployed = nil
+		case cfntypes.StackStatusReviewInProgress:
+			deployed = nil // created by a change set never executed: still a creation
 		}
-		deployed = nil
 	}
 	body, url, err := d.template(s)
 	if err != nil {
 		return done(err)
 	}
+	var current []byte
 	if deployed != nil {
-		same, err := unchanged(ctx, cfn, s, deployed, body)
+		same, tpl, err := unchanged(ctx, cfn, s, deployed, body)
 		if err != nil {
 			return done(err)
 		}
+		current = tpl
 		if same {
-			out.Result, out.Status = NoChanges, string(deployed.StackStatus)
+			out.Result, out.Status, out.Outputs = NoChanges, string(deployed.StackStatus), outputs(deployed)
 			return done(nil)
+		}
+	}
+	if d.Approve != nil {
+		if err := d.Approve(s, current, body); err != nil {
+			out.Result = Refused
+			return done(err)
 		}
 	}
 	if s.Template.UploadBucket != "" {
@@ -149,7 +188,7 @@ func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, err
 	} else {
 		in.TemplateBody = aws.String(string(body))
 	}
-	if deployed != nil {
+	if exists {
 		// A change set left by an earlier attempt of the same revision is replaced.
 		if err := deleteLeftover(ctx, cfn, s); err != nil {
 			return done(err)
@@ -162,19 +201,29 @@ func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, err
 	if err != nil {
 		return done(err)
 	}
-	if empty {
+	if empty && csType == cfntypes.ChangeSetTypeUpdate { // a creation is never empty: execute it
 		_, _ = cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{StackName: &s.StackName, ChangeSetName: &s.ChangeSetName})
 		out.Result = NoChanges
+		if deployed != nil {
+			out.Status, out.Outputs = string(deployed.StackStatus), outputs(deployed)
+		}
 		return done(nil)
 	}
 	since := time.Now().Add(-time.Second)
 	if _, err := cfn.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{StackName: &s.StackName, ChangeSetName: &s.ChangeSetName}); err != nil {
 		return done(fmt.Errorf("execute change set: %s", awsconfig.Explain(err)))
 	}
-	status, causes, err := d.follow(ctx, cfn, s, since)
-	out.Status, out.Causes = status, causes
+	final, causes, err := d.follow(ctx, cfn, s, since)
+	status := "DELETE_COMPLETE"
+	if final != nil {
+		status = string(final.StackStatus)
+	}
+	out.Status, out.Causes, out.Outputs = status, causes, outputs(final)
 	if err != nil {
 		return done(err)
+	}
+	if final == nil {
+		return done(fmt.Errorf("the stack was deleted during the deployment (its creation failed and rolled back): %s", strings.Join(causes, "; ")))
 	}
 	if !strings.HasSuffix(status, "_COMPLETE") || strings.Contains(status, "ROLLBACK") {
 		return done(fmt.Errorf("ended %s: %s", status, strings.Join(causes, "; ")))
@@ -262,16 +311,17 @@ func (d *Deployer) template(s deployplan.Stack) ([]byte, string, error) {
 
 // unchanged is the no-change fast path: same template, parameters, tags and termination
 // protection as deployed means no change set at all.
-func unchanged(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, deployed *cfntypes.Stack, body []byte) (bool, error) {
-	if !strings.HasSuffix(string(deployed.StackStatus), "_COMPLETE") || strings.Contains(string(deployed.StackStatus), "ROLLBACK") {
-		return false, nil
-	}
+func unchanged(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, deployed *cfntypes.Stack, body []byte) (bool, []byte, error) {
 	got, err := cfn.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: &s.StackName, TemplateStage: cfntypes.TemplateStageOriginal})
 	if err != nil {
-		return false, fmt.Errorf("read the deployed template: %s", awsconfig.Explain(err))
+		return false, nil, fmt.Errorf("read the deployed template: %s", awsconfig.Explain(err))
 	}
-	if strings.TrimSpace(aws.ToString(got.TemplateBody)) != strings.TrimSpace(string(body)) {
-		return false, nil
+	current := []byte(aws.ToString(got.TemplateBody))
+	if !strings.HasSuffix(string(deployed.StackStatus), "_COMPLETE") || strings.Contains(string(deployed.StackStatus), "ROLLBACK") {
+		return false, current, nil
+	}
+	if !bytes.Equal(bytes.TrimSpace(current), bytes.TrimSpace(body)) {
+		return false, current, nil
 	}
 	have := map[string]string{}
 	for _, p := range deployed.Parameters {
@@ -279,26 +329,25 @@ func unchanged(ctx context.Context, cfn *cloudformation.Client, s deployplan.Sta
 	}
 	for k, v := range s.Parameters {
 		if have[k] != v {
-			return false, nil
+			return false, current, nil
 		}
 	}
 	tagsHave := map[string]string{}
 	for _, t := range deployed.Tags {
 		tagsHave[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
-	if len(tagsHave) != len(s.Tags) {
-		return false, nil
+	if !maps.Equal(tagsHave, s.Tags) && len(tagsHave)+len(s.Tags) > 0 {
+		return false, current, nil
 	}
-	for k, v := range s.Tags {
-		if tagsHave[k] != v {
-			return false, nil
-		}
+	if !slices.Equal(slices.Sorted(slices.Values(deployed.NotificationARNs)), slices.Sorted(slices.Values(s.NotificationARNs))) {
+		return false, current, nil
 	}
-	return aws.ToBool(deployed.EnableTerminationProtection) == s.TerminationProtection, nil
+	return aws.ToBool(deployed.EnableTerminationProtection) == s.TerminationProtection, current, nil
 }
 
 // waitChangeSet waits for the change set to be created; it reports an empty one.
 func (d *Deployer) waitChangeSet(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack) (bool, error) {
+	poll := d.poller()
 	for {
 		out, err := cfn.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{StackName: &s.StackName, ChangeSetName: &s.ChangeSetName})
 		if err != nil {
@@ -314,30 +363,33 @@ func (d *Deployer) waitChangeSet(ctx context.Context, cfn *cloudformation.Client
 			}
 			return false, fmt.Errorf("change set failed: %s", reason)
 		}
-		if err := d.sleep(ctx); err != nil {
+		if err := poll.wait(ctx, false); err != nil {
 			return false, err
 		}
 	}
 }
 
 // follow reports new stack events until the stack reaches a terminal status; it returns the
-// status and the failed events' reasons.
-func (d *Deployer) follow(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, since time.Time) (string, []string, error) {
+// stack as last described (nil when it is gone) and the failed events' reasons. Polling slows
+// down while nothing happens and speeds up again with each new event.
+func (d *Deployer) follow(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, since time.Time) (*cfntypes.Stack, []string, error) {
 	seen := map[string]bool{}
 	var causes []string
+	poll := d.poller()
 	for {
 		ev, err := cfn.DescribeStackEvents(ctx, &cloudformation.DescribeStackEventsInput{StackName: &s.StackName})
 		if err != nil {
-			return "", causes, fmt.Errorf("read stack events: %s", awsconfig.Explain(err))
+			return nil, causes, fmt.Errorf("read stack events: %s", awsconfig.Explain(err))
 		}
 		events := ev.StackEvents
 		sort.SliceStable(events, func(i, j int) bool { return aws.ToTime(events[i].Timestamp).Before(aws.ToTime(events[j].Timestamp)) })
+		fresh := false
 		for _, e := range events {
 			id := aws.ToString(e.EventId)
 			if seen[id] || aws.ToTime(e.Timestamp).Before(since) {
 				continue
 			}
-			seen[id] = true
+			seen[id], fresh = true, true
 			status, reason := string(e.ResourceStatus), aws.ToString(e.ResourceStatusReason)
 			if d.Events != nil {
 				d.Events(Event{Stack: s.ID, LogicalID: aws.ToString(e.LogicalResourceId), ResourceType: aws.ToString(e.ResourceType), Status: status, Reason: reason})
@@ -347,18 +399,48 @@ func (d *Deployer) follow(ctx context.Context, cfn *cloudformation.Client, s dep
 			}
 		}
 		st, err := describe(ctx, cfn, s.StackName)
-		if err != nil {
-			return "", causes, err
+		if err != nil || st == nil {
+			return nil, causes, err
 		}
-		if st == nil {
-			return "DELETE_COMPLETE", causes, nil
+		if !strings.HasSuffix(string(st.StackStatus), "_IN_PROGRESS") {
+			return st, causes, nil
+		}
+		if err := poll.wait(ctx, fresh); err != nil {
+			return st, causes, err
+		}
+	}
+}
+
+// describeIdle describes the stack, first waiting (up to BusyTimeout) while another operation
+// is updating it, rather than colliding with it.
+func (d *Deployer) describeIdle(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack) (*cfntypes.Stack, error) {
+	limit := d.BusyTimeout
+	if limit == 0 {
+		limit = 30 * time.Minute
+	}
+	deadline := time.Now().Add(limit)
+	poll := d.poller()
+	announced := false
+	for {
+		st, err := describe(ctx, cfn, s.StackName)
+		if err != nil || st == nil {
+			return st, err
 		}
 		status := string(st.StackStatus)
-		if !strings.HasSuffix(status, "_IN_PROGRESS") {
-			return status, causes, nil
+		if !strings.HasSuffix(status, "_IN_PROGRESS") || st.StackStatus == cfntypes.StackStatusReviewInProgress {
+			return st, nil
 		}
-		if err := d.sleep(ctx); err != nil {
-			return status, causes, err
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("stack %s is still %s after %s: another deployment is running; let it finish (or cancel it) and run again",
+				s.StackName, status, limit)
+		}
+		if !announced && d.Events != nil {
+			d.Events(Event{Stack: s.ID, LogicalID: s.StackName, ResourceType: "AWS::CloudFormation::Stack", Status: status,
+				Reason: "another operation is in progress; waiting for it to finish"})
+		}
+		announced = true
+		if err := poll.wait(ctx, false); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -367,28 +449,69 @@ func (d *Deployer) deleteFailed(ctx context.Context, cfn *cloudformation.Client,
 	if _, err := cfn.DeleteStack(ctx, &cloudformation.DeleteStackInput{StackName: &name}); err != nil {
 		return fmt.Errorf("delete the failed stack %s: %s", name, awsconfig.Explain(err))
 	}
+	poll := d.poller()
 	for {
 		st, err := describe(ctx, cfn, name)
 		if err != nil || st == nil {
 			return err
 		}
-		if err := d.sleep(ctx); err != nil {
+		if err := poll.wait(ctx, false); err != nil {
 			return err
 		}
 	}
 }
 
-func (d *Deployer) sleep(ctx context.Context) error {
-	p := d.Poll
-	if p == 0 {
-		p = 2 * time.Second
+// poller waits between status checks: the interval starts at Poll and grows by half each time
+// nothing changed, up to MaxPoll, so a long deployment costs few calls and a short one
+// finishes promptly.
+type poller struct{ next, min, max time.Duration }
+
+func (d *Deployer) poller() *poller {
+	lo, hi := d.Poll, d.MaxPoll
+	if lo == 0 {
+		lo = time.Second
 	}
+	if hi == 0 {
+		hi = max(5*time.Second, lo)
+	}
+	return &poller{next: lo, min: lo, max: hi}
+}
+
+func (p *poller) wait(ctx context.Context, progressed bool) error {
+	if progressed {
+		p.next = p.min
+	}
+	t := time.NewTimer(p.next)
+	defer t.Stop()
+	p.next = min(p.max, p.next+p.next/2)
 	select {
-	case <-time.After(p):
+	case <-t.C:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// counting counts the operations a client makes (once per call, not per retry).
+func counting(n *atomic.Int64) func(*middleware.Stack) error {
+	return func(st *middleware.Stack) error {
+		return st.Initialize.Add(middleware.InitializeMiddlewareFunc("cdkbotCountCalls",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				n.Add(1)
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+	}
+}
+
+func outputs(st *cfntypes.Stack) map[string]string {
+	if st == nil || len(st.Outputs) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, o := range st.Outputs {
+		out[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
+	}
+	return out
 }
 
 func parameters(m map[string]string) []cfntypes.Parameter {

@@ -149,3 +149,114 @@ func TestRunSkipsDependentsOfAFailure(t *testing.T) {
 		t.Errorf("outcomes: %v", got)
 	}
 }
+
+// What moto does not emulate, stood in by rewriting its answers in the proxy: a stack busy
+// with another operation is waited for; a resource failure is reported with its event's
+// reason and the stack left in ROLLBACK_COMPLETE is deleted and created again; outputs are
+// collected (moto gives change-set stacks none). An empty change set is moto's own answer.
+func TestDeployWaitsFailsRecreatesAndCollectsOutputs(t *testing.T) {
+	srv := moto.Start(t)
+	srv.Bootstrap(t)
+	proxy := srv.NewProxy(t)
+	moto.Env(t, proxy.URL)
+	ctx := context.Background()
+	dir := t.TempDir()
+	tpl := `{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"svc"}}},"Outputs":{"TopicArn":{"Value":{"Ref":"Topic"}}}}`
+	os.WriteFile(filepath.Join(dir, "svc.json"), []byte(tpl), 0o644)
+	cfg, err := awsconfig.Load(ctx, awsconfig.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	d := &deploy.Deployer{Sessions: awsconfig.NewSessions(cfg, awsconfig.Options{}), Poll: 20 * time.Millisecond,
+		ReadTemplate: func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, p)) },
+		Events:       func(e deploy.Event) { events = append(events, e.Stack+" "+e.LogicalID+" "+e.Status+" "+e.Reason) }}
+	stack := deployplan.Stack{ID: "Svc", StackName: "Svc", Environment: assembly.Environment{Account: moto.Account, Region: moto.Region},
+		Env: "aws://123456789012/us-east-1", Template: deployplan.Template{Path: "svc.json", Inline: true}, ChangeSetName: "cdkbot-1"}
+	calls := func(from int, op string) int {
+		n := 0
+		for _, c := range proxy.Calls[from:] {
+			if strings.Contains(c, " "+op+" ") {
+				n++
+			}
+		}
+		return n
+	}
+
+	// Creation fails: the stand-in reports a failed resource and a rolled-back stack.
+	proxy.Rewrite = func(action string, body []byte) []byte {
+		switch action {
+		case "DescribeStackEvents":
+			ev := "<member><EventId>fail-1</EventId><StackName>Svc</StackName><LogicalResourceId>Topic</LogicalResourceId>" +
+				"<ResourceType>AWS::SNS::Topic</ResourceType><Timestamp>" + time.Now().UTC().Format(time.RFC3339) + "</Timestamp>" +
+				"<ResourceStatus>CREATE_FAILED</ResourceStatus><ResourceStatusReason>Invalid parameter: TopicName</ResourceStatusReason></member>"
+			return []byte(strings.Replace(string(body), "<StackEvents>", "<StackEvents>"+ev, 1))
+		case "DescribeStacks":
+			return []byte(strings.Replace(string(body), "<StackStatus>CREATE_COMPLETE<", "<StackStatus>ROLLBACK_COMPLETE<", 1))
+		}
+		return body
+	}
+	out, err := d.Deploy(ctx, stack)
+	if err == nil || out.Result != deploy.Failed || out.Status != "ROLLBACK_COMPLETE" || len(out.Causes) != 1 ||
+		out.Causes[0] != "Topic: Invalid parameter: TopicName" || !strings.Contains(err.Error(), "ended ROLLBACK_COMPLETE: Topic: Invalid parameter: TopicName") {
+		t.Fatalf("failure: %+v %v", out, err)
+	}
+	if out.APICalls < 5 {
+		t.Errorf("API calls counted: %d", out.APICalls)
+	}
+
+	// The next deploy finds it ROLLBACK_COMPLETE, deletes it, creates it again; outputs come back.
+	first := true
+	proxy.Rewrite = func(action string, body []byte) []byte {
+		if action == "DescribeStacks" && first {
+			first = false
+			return []byte(strings.Replace(string(body), "<StackStatus>CREATE_COMPLETE<", "<StackStatus>ROLLBACK_COMPLETE<", 1))
+		}
+		if action == "DescribeStacks" {
+			return []byte(strings.Replace(string(body), "</StackStatus>",
+				"</StackStatus><Outputs><member><OutputKey>TopicArn</OutputKey><OutputValue>arn:aws:sns:us-east-1:123456789012:svc</OutputValue></member></Outputs>", 1))
+		}
+		return body
+	}
+	from := len(proxy.Calls)
+	out, err = d.Deploy(ctx, stack)
+	if err != nil || out.Result != deploy.Deployed || out.Status != "CREATE_COMPLETE" || out.Outputs["TopicArn"] != "arn:aws:sns:us-east-1:123456789012:svc" {
+		t.Fatalf("re-create: %+v %v", out, err)
+	}
+	if calls(from, "DeleteStack") != 1 || calls(from, "CreateChangeSet") != 1 {
+		t.Errorf("re-create calls: %v", proxy.Calls[from:])
+	}
+
+	// Another operation holds the stack for three checks: waited for, then an update whose
+	// change set moto finds empty (only the tags differ, which moto does not compare) is
+	// "no changes".
+	busy := 3
+	proxy.Rewrite = func(action string, body []byte) []byte {
+		if action == "DescribeStacks" && busy > 0 {
+			busy--
+			return []byte(strings.Replace(string(body), "<StackStatus>CREATE_COMPLETE<", "<StackStatus>UPDATE_IN_PROGRESS<", 1))
+		}
+		return body
+	}
+	stack.Tags = map[string]string{"team": "core"}
+	stack.ChangeSetName = "cdkbot-2"
+	events = nil
+	from = len(proxy.Calls)
+	out, err = d.Deploy(ctx, stack)
+	if err != nil || out.Result != deploy.NoChanges || calls(from, "CreateChangeSet") != 1 || calls(from, "ExecuteChangeSet") != 0 || busy != 0 {
+		t.Fatalf("busy then empty: %+v %v %v", out, err, proxy.Calls[from:])
+	}
+	if len(events) != 1 || !strings.Contains(events[0], "UPDATE_IN_PROGRESS another operation is in progress") {
+		t.Errorf("events: %q", events)
+	}
+
+	// A stack that stays busy gives up with what to do.
+	proxy.Rewrite = func(action string, body []byte) []byte {
+		return []byte(strings.Replace(string(body), "<StackStatus>CREATE_COMPLETE<", "<StackStatus>UPDATE_IN_PROGRESS<", 1))
+	}
+	d.BusyTimeout = 100 * time.Millisecond
+	_, err = d.Deploy(ctx, stack)
+	if err == nil || !strings.Contains(err.Error(), "stack Svc is still UPDATE_IN_PROGRESS after 100ms: another deployment is running") {
+		t.Errorf("stuck: %v", err)
+	}
+}

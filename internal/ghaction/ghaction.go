@@ -6,6 +6,7 @@ package ghaction
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -141,4 +142,34 @@ func num(v any) float64 {
 func list(v any) []any {
 	l, _ := v.([]any)
 	return l
+}
+
+// Push is what a deploy needs from a push event.
+type Push struct {
+	Branch        string // the pushed branch ("" for tags)
+	DefaultBranch string
+	After         string   // the commit the branch now points at
+	Commits       []string // the pushed commits' shas, oldest first (GitHub lists up to 20)
+}
+
+// Push reads a push event.
+func (r *Runtime) Push() (Push, bool) {
+	ref, ok := r.ctx.Event["ref"].(string)
+	if !ok {
+		return Push{}, false
+	}
+	p := Push{DefaultBranch: str(dig(r.ctx.Event, "repository", "default_branch")), After: str(r.ctx.Event["after"])}
+	p.Branch, _ = strings.CutPrefix(ref, "refs/heads/")
+	if p.Branch == ref {
+		p.Branch = ""
+	}
+	for _, c := range list(r.ctx.Event["commits"]) {
+		if m, ok := c.(map[string]any); ok && str(m["id"]) != "" {
+			p.Commits = append(p.Commits, str(m["id"]))
+		}
+	}
+	if p.After != "" && !slices.Contains(p.Commits, p.After) {
+		p.Commits = append(p.Commits, p.After)
+	}
+	return p, true
 }

@@ -127,26 +127,9 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 // edits the newest in place (or leaves it when the body is the same), creates one when none
 // exists, and minimizes older duplicates.
 func (c *Client) UpsertComment(ctx context.Context, number int, body string, ours func(body string) bool) (Result, error) {
-	login, err := c.Login(ctx)
+	mine, err := c.ownComments(ctx, number, ours)
 	if err != nil {
 		return Result{}, err
-	}
-	var mine []*github.IssueComment
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		page, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, number, opts)
-		if err != nil {
-			return Result{}, fmt.Errorf("list comments of #%d: %w", number, err)
-		}
-		for _, cm := range page {
-			if strings.EqualFold(cm.GetUser().GetLogin(), login) && ours(cm.GetBody()) {
-				mine = append(mine, cm)
-			}
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
 	}
 	var res Result
 	if len(mine) == 0 {
@@ -313,4 +296,122 @@ func (c *Client) PullRequest(ctx context.Context, number int) (*PullRequest, err
 		out.Labels = append(out.Labels, l.GetName())
 	}
 	return out, nil
+}
+
+// ownComments lists, oldest first across all pages, the comments of issue or pull request
+// number written by the token's own identity (anyone can paste a marker) that ours accepts.
+func (c *Client) ownComments(ctx context.Context, number int, ours func(body string) bool) ([]*github.IssueComment, error) {
+	login, err := c.Login(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var mine []*github.IssueComment
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		page, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list comments of #%d: %w", number, err)
+		}
+		for _, cm := range page {
+			if strings.EqualFold(cm.GetUser().GetLogin(), login) && ours(cm.GetBody()) {
+				mine = append(mine, cm)
+			}
+		}
+		if resp.NextPage == 0 {
+			return mine, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// OwnCommentBodies returns the bodies of the token's own comments on number that ours accepts,
+// oldest first: the review markers a deploy compares against.
+func (c *Client) OwnCommentBodies(ctx context.Context, number int, ours func(body string) bool) ([]string, error) {
+	cms, err := c.ownComments(ctx, number, ours)
+	var out []string
+	for _, cm := range cms {
+		out = append(out, cm.GetBody())
+	}
+	return out, err
+}
+
+// MergedPullRequest is a pull request a pushed commit came from.
+type MergedPullRequest struct {
+	Number           int
+	Title            string
+	HeadSHA, BaseRef string
+	MergeSHA         string
+}
+
+// MergedPullRequests returns the pull requests merged into base whose merge commit is one of
+// shas (a push can carry several merges when a concurrency group cancelled runs in between),
+// each once, in the order of shas.
+func (c *Client) MergedPullRequests(ctx context.Context, base string, shas []string) ([]MergedPullRequest, error) {
+	seen := map[int]bool{}
+	var out []MergedPullRequest
+	for _, sha := range shas {
+		prs, _, err := c.gh.PullRequests.ListPullRequestsWithCommit(ctx, c.owner, c.repo, sha, &github.ListOptions{PerPage: 100})
+		if err != nil {
+			return out, fmt.Errorf("find the pull request of commit %s: %w", sha, err)
+		}
+		for _, pr := range prs {
+			if pr.MergedAt == nil || pr.GetBase().GetRef() != base || seen[pr.GetNumber()] {
+				continue
+			}
+			seen[pr.GetNumber()] = true
+			out = append(out, MergedPullRequest{Number: pr.GetNumber(), Title: pr.GetTitle(), HeadSHA: pr.GetHead().GetSHA(),
+				BaseRef: pr.GetBase().GetRef(), MergeSHA: pr.GetMergeCommitSHA()})
+		}
+	}
+	return out, nil
+}
+
+// CreateDeployment records a deployment of ref to environment (GitHub Deployments API); it
+// needs no status checks to pass, since the merge already did.
+func (c *Client) CreateDeployment(ctx context.Context, ref, environment, description string) (int64, error) {
+	d, _, err := c.gh.Repositories.CreateDeployment(ctx, c.owner, c.repo, &github.DeploymentRequest{Ref: &ref, Environment: &environment,
+		Description: &description, AutoMerge: github.Bool(false), RequiredContexts: &[]string{}})
+	if err != nil {
+		return 0, fmt.Errorf("create deployment of %s to %s: %w", ref, environment, err)
+	}
+	return d.GetID(), nil
+}
+
+// SetDeploymentStatus moves a deployment to state (in_progress, success, failure, error).
+func (c *Client) SetDeploymentStatus(ctx context.Context, id int64, state, logURL, description string) error {
+	_, _, err := c.gh.Repositories.CreateDeploymentStatus(ctx, c.owner, c.repo, id, &github.DeploymentStatusRequest{State: &state,
+		LogURL: &logURL, Description: &description})
+	if err != nil {
+		return fmt.Errorf("set deployment %d to %s: %w", id, state, err)
+	}
+	return nil
+}
+
+// ReportIssue keeps one open issue labelled label for a recurring problem (a failed deploy):
+// it comments on the open one the token opened, or opens it.
+func (c *Client) ReportIssue(ctx context.Context, label, title, body string) (Result, error) {
+	login, err := c.Login(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	open, _, err := c.gh.Issues.ListByRepo(ctx, c.owner, c.repo, &github.IssueListByRepoOptions{State: "open", Labels: []string{label},
+		ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return Result{}, fmt.Errorf("list open %s issues: %w", label, err)
+	}
+	for _, is := range open {
+		if is.IsPullRequest() || !strings.EqualFold(is.GetUser().GetLogin(), login) {
+			continue
+		}
+		cm, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, is.GetNumber(), &github.IssueComment{Body: &body})
+		if err != nil {
+			return Result{}, tooLarge(fmt.Errorf("comment on issue #%d: %w", is.GetNumber(), err))
+		}
+		return Result{Action: Updated, ID: int64(is.GetNumber()), URL: cm.GetHTMLURL()}, nil
+	}
+	is, _, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &github.IssueRequest{Title: &title, Body: &body, Labels: &[]string{label}})
+	if err != nil {
+		return Result{}, tooLarge(fmt.Errorf("open an issue: %w", err))
+	}
+	return Result{Action: Created, ID: int64(is.GetNumber()), URL: is.GetHTMLURL()}, nil
 }

@@ -223,17 +223,24 @@ func ReviewJSON(w io.Writer, r *review.Report) error {
 
 // MarkerKey reads the key of a comment's marker; ok is false for comments without one.
 func MarkerKey(body string) (string, bool) {
+	m, ok := ParseMarker(body)
+	return m.Key, ok
+}
+
+// ParseMarker reads the marker at the start of a comment: what a review saw (head commit and
+// template hashes) for the deploy to compare with.
+func ParseMarker(body string) (Marker, bool) {
 	rest, ok := strings.CutPrefix(body, MarkerPrefix)
 	if !ok {
-		return "", false
+		return Marker{}, false
 	}
 	end := strings.Index(rest, " -->")
 	if end < 0 {
-		return "", false
+		return Marker{}, false
 	}
 	var m Marker
 	if json.Unmarshal([]byte(rest[:end]), &m) != nil || m.Tool != "cdkbot" {
-		return "", false
+		return Marker{}, false
 	}
-	return m.Key, true
+	return m, true
 }

@@ -7,6 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -229,4 +231,34 @@ func ValidateGates(names []string) error {
 		}
 	}
 	return nil
+}
+
+// TemplateHashes are the sha256 of each stack's template file, by qualified id: what a review
+// records in its marker and a deploy compares with.
+func TemplateHashes(a *assembly.Assembly) (map[string]string, error) {
+	out := map[string]string{}
+	for _, s := range a.AllStacks() {
+		body, err := s.TemplateBytes()
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(body)
+		out[s.QualifiedID()] = hex.EncodeToString(sum[:])
+	}
+	return out, nil
+}
+
+// Unreviewed lists the stacks about to deploy whose templates differ from what a review saw
+// (reviewed: its marker's hashes), or that it did not see, one line each, sorted.
+func Unreviewed(reviewed, deploying map[string]string, where string) []string {
+	var out []string
+	for _, id := range slices.Sorted(maps.Keys(deploying)) {
+		switch h, ok := reviewed[id]; {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s: not in the review of %s", id, where))
+		case h != deploying[id]:
+			out = append(out, fmt.Sprintf("%s: template differs from the review of %s", id, where))
+		}
+	}
+	return out
 }

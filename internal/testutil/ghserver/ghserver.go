@@ -1,5 +1,6 @@
 // Package ghserver is a fake GitHub REST and GraphQL API on httptest: the subset cdkbot uses
-// (the authenticated user, issue comments with pagination, comment minimizing), with state
+// (the authenticated user, issue comments with pagination, comment minimizing, pull requests of
+// a commit, deployments and their statuses, issues listed by label and opened), with state
 // and a log of every call, so tests drive the real go-github client and assert exact calls.
 package ghserver
 
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,8 +41,33 @@ type Server struct {
 	Fail     map[string][]Response // scripted responses, consumed in order, by "METHOD /path"
 	Token    string                // the token requests must carry
 	Pulls    map[int]string        // pull request JSON by number
-	PerPage  int
-	nextID   int64
+	// CommitPulls is the JSON array GET /repos/{o}/{r}/commits/{sha}/pulls answers, by sha.
+	CommitPulls map[string]string
+	Deployments []*Deployment
+	Issues      []*Issue
+	PerPage     int
+	nextID      int64
+}
+
+// Deployment is a created deployment with the states it was moved through.
+type Deployment struct {
+	ID          int64  `json:"id"`
+	Ref         string `json:"ref"`
+	Environment string `json:"environment"`
+	Description string `json:"description"`
+	States      []string
+	LogURLs     []string
+}
+
+// Issue is an opened issue; its comments are in Comments under its number.
+type Issue struct {
+	Number  int      `json:"number"`
+	Title   string   `json:"title"`
+	Body    string   `json:"body"`
+	State   string   `json:"state"`
+	User    User     `json:"user"`
+	HTMLURL string   `json:"html_url"`
+	Labels  []string `json:"-"`
 }
 
 // Response is a scripted reply.
@@ -53,7 +80,7 @@ type Response struct {
 // New starts a server; it stops with the test.
 func New(t testing.TB, token string) *Server {
 	s := &Server{Login: "cdkbot[bot]", Comments: map[int][]*Comment{}, Fail: map[string][]Response{}, Token: token, PerPage: 100, nextID: 1000,
-		Pulls: map[int]string{}}
+		Pulls: map[int]string{}, CommitPulls: map[string]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -101,6 +128,56 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+	case len(parts) == 6 && parts[3] == "commits" && parts[5] == "pulls" && r.Method == http.MethodGet:
+		if prs, ok := s.CommitPulls[parts[4]]; ok {
+			fmt.Fprint(w, prs)
+			return
+		}
+		fmt.Fprint(w, "[]")
+	case len(parts) == 4 && parts[3] == "deployments" && r.Method == http.MethodPost:
+		var d Deployment
+		json.NewDecoder(r.Body).Decode(&d)
+		s.nextID++
+		d.ID = s.nextID
+		s.Deployments = append(s.Deployments, &d)
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(d)
+	case len(parts) == 6 && parts[3] == "deployments" && parts[5] == "statuses" && r.Method == http.MethodPost:
+		id, _ := strconv.ParseInt(parts[4], 10, 64)
+		var st struct {
+			State  string `json:"state"`
+			LogURL string `json:"log_url"`
+		}
+		json.NewDecoder(r.Body).Decode(&st)
+		for _, d := range s.Deployments {
+			if d.ID == id {
+				d.States, d.LogURLs = append(d.States, st.State), append(d.LogURLs, st.LogURL)
+				w.WriteHeader(http.StatusCreated)
+				fmt.Fprintf(w, `{"id":%d,"state":%q}`, id*10+int64(len(d.States)), st.State)
+				return
+			}
+		}
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+	case len(parts) == 4 && parts[3] == "issues" && r.Method == http.MethodGet:
+		want := r.URL.Query().Get("labels")
+		out := []map[string]any{}
+		for _, is := range s.Issues {
+			if is.State == r.URL.Query().Get("state") && (want == "" || slices.Contains(is.Labels, want)) {
+				out = append(out, map[string]any{"number": is.Number, "title": is.Title, "state": is.State, "user": is.User, "html_url": is.HTMLURL})
+			}
+		}
+		json.NewEncoder(w).Encode(out)
+	case len(parts) == 4 && parts[3] == "issues" && r.Method == http.MethodPost:
+		var in struct {
+			Title, Body string
+			Labels      []string
+		}
+		json.NewDecoder(r.Body).Decode(&in)
+		is := &Issue{Number: 500 + len(s.Issues), Title: in.Title, Body: in.Body, State: "open", User: User{s.Login}, Labels: in.Labels}
+		is.HTMLURL = fmt.Sprintf("https://github.test/issues/%d", is.Number)
+		s.Issues = append(s.Issues, is)
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(is)
 	case key == "GET /user":
 		json.NewEncoder(w).Encode(User{s.Login})
 	case key == "POST /graphql":

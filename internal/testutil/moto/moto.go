@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -195,7 +196,13 @@ type Proxy struct {
 	Fault  func(r *http.Request, body []byte, n int) *Fault
 	Calls  []string // "METHOD path[ Action] status", Action for query and JSON protocols
 	Faults int
+	// Rewrite, when set, may change a forwarded response's body: a stand-in for what moto does
+	// not emulate (stack outputs of change-set stacks, stacks busy with another operation,
+	// resource failure events). action is the operation name; it is called under the lock.
+	Rewrite func(action string, body []byte) []byte
 }
+
+type actionKey struct{}
 
 // Fault is an injected error response, written in the protocol of the request (query-protocol
 // services such as STS wrap it in ErrorResponse; S3 does not).
@@ -210,6 +217,24 @@ func (s *Server) NewProxy(t testing.TB) *Proxy {
 	target, _ := url.Parse(s.URL)
 	rp := httputil.NewSingleHostReverseProxy(target)
 	p := &Proxy{}
+	rp.ModifyResponse = func(resp *http.Response) error {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.Rewrite == nil {
+			return nil
+		}
+		act, _ := resp.Request.Context().Value(actionKey{}).(string)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		body = p.Rewrite(strings.TrimSpace(act), body)
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.ContentLength = int64(len(body))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		return nil
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body.Close()
@@ -227,7 +252,7 @@ func (s *Server) NewProxy(t testing.TB) *Proxy {
 		p.Calls = append(p.Calls, fmt.Sprintf("%s %s%s %d", r.Method, r.URL.Path, action(r, body), status))
 		p.mu.Unlock()
 		if f == nil {
-			rp.ServeHTTP(w, r)
+			rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), actionKey{}, action(r, body))))
 			return
 		}
 		w.Header().Set("Content-Type", "text/xml")

@@ -1,0 +1,44 @@
+// Twelve stacks in moto's account (123456789012, us-east-1) with a dependency graph, resources
+// moto_server can create (SNS topics, SSM parameters with names), stack outputs, a cross-stack
+// reference and a file asset, so `cdkbot deploy` runs end to end (bootstrap → publish → deploy)
+// against the real bootstrap template, and the deploy benchmark has a graph to schedule.
+'use strict';
+const path = require('path');
+const { core, s3assets } = require('./cdk');
+
+const app = new core.App();
+const env = { account: '123456789012', region: 'us-east-1' };
+// stack: the stacks it depends on
+const graph = {
+  Network: [], Dns: [], Data: ['Network'], Queue: ['Network'], Auth: ['Network', 'Dns'],
+  Svc1: ['Data', 'Auth'], Svc2: ['Data'], Svc3: ['Queue'], Svc4: ['Queue', 'Auth'], Svc5: ['Auth'],
+  Api: ['Svc1', 'Svc2', 'Svc3'], Web: ['Api', 'Svc5'],
+};
+const stacks = {};
+const topics = {};
+for (const [id, deps] of Object.entries(graph)) {
+  const stack = new core.Stack(app, id, { env, stackName: `graph-${id.toLowerCase()}` });
+  const topic = new core.CfnResource(stack, 'Topic', {
+    type: 'AWS::SNS::Topic',
+    properties: { TopicName: `graph-${id.toLowerCase()}` },
+  });
+  let value = topic.ref;
+  if (id === 'Svc3') {
+    const settings = new s3assets.Asset(stack, 'Settings', { path: path.join(__dirname, 'assets', 'config', 'settings.json') });
+    value = settings.s3ObjectUrl;
+  }
+  new core.CfnResource(stack, 'Param', {
+    type: 'AWS::SSM::Parameter',
+    properties: { Name: `/graph/${id.toLowerCase()}`, Type: 'String', Value: value },
+  });
+  new core.CfnOutput(stack, 'TopicArn', { value: topic.ref });
+  stacks[id] = stack;
+  topics[id] = topic;
+  for (const d of deps) stack.addDependency(stacks[d]);
+}
+// A cross-stack reference: Web reads Api's topic (an export and Fn::ImportValue).
+new core.CfnResource(stacks.Web, 'ApiTopicName', {
+  type: 'AWS::SSM::Parameter',
+  properties: { Name: '/graph/web/api-topic', Type: 'String', Value: topics.Api.getAtt('TopicName').toString() },
+});
+app.synth();

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cdkbot/cdkbot/internal/deploy"
+	"github.com/cdkbot/cdkbot/internal/deployplan"
+	"github.com/cdkbot/cdkbot/internal/ghaction"
+)
+
+// deployView shows a deployment as it happens, in the form that reads well where it runs: a
+// live table of stacks on a terminal; in GitHub Actions one line per stack start, then each
+// finished stack's events folded into a group; elsewhere (a piped log) one line per event.
+type deployView struct {
+	w      io.Writer
+	gha    *ghaction.Runtime
+	mu     sync.Mutex
+	rows   []*deployRow
+	byID   map[string]*deployRow
+	events map[string][]string // per stack, for the Actions groups
+	live   *painter
+	total  int
+	done   int
+}
+
+type deployRow struct {
+	id, state, last string
+	started         time.Time
+	took            time.Duration
+}
+
+func newDeployView(w io.Writer, plan *deployplan.Plan, gha *ghaction.Runtime) *deployView {
+	v := &deployView{w: w, gha: gha, byID: map[string]*deployRow{}, events: map[string][]string{}, total: len(plan.Stacks)}
+	for _, s := range plan.Stacks {
+		r := &deployRow{id: s.ID, state: "waiting"}
+		v.rows = append(v.rows, r)
+		v.byID[s.ID] = r
+	}
+	if gha == nil && isTerminal(w) && len(plan.Stacks) > 0 {
+		v.live = newPainter(w, &v.mu, v.frame)
+	}
+	return v
+}
+
+func eventLine(e deploy.Event) string {
+	line := strings.TrimSpace(fmt.Sprintf("%s %s %s", e.Status, e.ResourceType, e.LogicalID))
+	if e.Reason != "" {
+		line += ": " + e.Reason
+	}
+	return line
+}
+
+func (v *deployView) event(e deploy.Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	line := eventLine(e)
+	switch {
+	case v.live != nil:
+		if r := v.byID[e.Stack]; r != nil {
+			r.last = line
+		}
+	case v.gha != nil:
+		v.events[e.Stack] = append(v.events[e.Stack], line)
+	default:
+		fmt.Fprintf(v.w, "cdkbot: %s | %s\n", e.Stack, line)
+	}
+}
+
+func (v *deployView) progress(p deploy.Progress) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	r := v.byID[p.Stack]
+	if r == nil {
+		return
+	}
+	switch p.Phase {
+	case deploy.Deploying:
+		r.state, r.started = "deploying", time.Now()
+		if v.live == nil {
+			fmt.Fprintf(v.w, "cdkbot: %s: deploying\n", p.Stack)
+		}
+	case deploy.Finished:
+		v.done++
+		o := p.Outcome
+		r.state, r.took = string(o.Result), o.Duration
+		if o.Status != "" {
+			r.last = o.Status
+		}
+		if v.live != nil {
+			return
+		}
+		head := fmt.Sprintf("cdkbot: [%d/%d] %s: %s", v.done, v.total, p.Stack, o.Result)
+		if o.Duration > 0 {
+			head += fmt.Sprintf(" (%s)", o.Duration.Round(100*time.Millisecond))
+		}
+		if o.Reason != "" {
+			head += ": " + o.Reason
+		}
+		if v.gha == nil {
+			fmt.Fprintln(v.w, head)
+			return
+		}
+		// Actions cannot interleave groups, so a stack's events are shown when it is done.
+		v.gha.Group(head)
+		for _, l := range v.events[p.Stack] {
+			fmt.Fprintln(v.w, l)
+		}
+		v.gha.EndGroup()
+		if !o.Result.OK() && o.Result != deploy.Skipped {
+			v.gha.Error("cdkbot deploy: %s", firstNonEmpty(o.Error, string(o.Result)))
+		}
+	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// frame is the live table: result or phase, stack, elapsed time and the latest event.
+func (v *deployView) frame() []string {
+	width := 0
+	for _, r := range v.rows {
+		width = max(width, len(r.id))
+	}
+	lines := make([]string, 0, len(v.rows))
+	for _, r := range v.rows {
+		t := ""
+		switch {
+		case r.took > 0:
+			t = r.took.Round(100 * time.Millisecond).String()
+		case !r.started.IsZero():
+			t = time.Since(r.started).Round(time.Second).String()
+		}
+		lines = append(lines, strings.TrimRight(fmt.Sprintf("%-10s %-*s %7s  %s", r.state, width, r.id, t, truncateLine(r.last, 100)), " "))
+	}
+	return lines
+}
+
+func truncateLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func (v *deployView) stop() {
+	if v.live != nil {
+		v.live.stop()
+	}
+}

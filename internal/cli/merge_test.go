@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cdkbot/cdkbot/internal/render"
+	"github.com/cdkbot/cdkbot/internal/review"
+	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
+	"github.com/cdkbot/cdkbot/internal/testutil/moto"
+)
+
+func mergedPR(number int, head string) string {
+	return `{"number":` + strconv.Itoa(number) + `,"title":"change ` + strconv.Itoa(number) + `","state":"closed","merged_at":"2026-11-20T10:00:00Z",` +
+		`"merge_commit_sha":"m` + strconv.Itoa(number) + `","head":{"sha":"` + head + `","ref":"topic"},"base":{"ref":"main","sha":"1111"}}`
+}
+
+// A push that merged two pull requests deploys into moto and reports on GitHub: the reviews'
+// template hashes are compared (a marker pasted by someone else does not count), a deployment
+// per environment goes in_progress → success, both pull requests get the deploy comment, and
+// the job summary and outputs say what happened. Then with on-unreviewed: refuse nothing is
+// deployed and one issue is opened; then each failing deploy comments on that issue.
+func TestActionDeploysOnMerge(t *testing.T) {
+	srv := moto.Start(t)
+	srv.Bootstrap(t)
+	moto.Env(t, srv.URL)
+	dir := writeDeployAssembly(t, "merge-topic")
+	a, err := loadAssembly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashes, _ := review.TemplateHashes(a)
+
+	gh := ghserver.New(t, actionToken)
+	gh.Login = "github-actions[bot]"
+	gh.CommitPulls["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"] = "[" + mergedPR(7, "h7") + `,{"number":9,"merged_at":null,"base":{"ref":"main"}}]`
+	gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = "[" + mergedPR(8, "h8") + "]"
+	marker := func(head string, t map[string]string) string {
+		return render.MarkerComment(&review.Report{Key: "cdk/review/.", HeadSHA: head, TemplateHash: t}) + "\n### cdkbot review"
+	}
+	gh.Add(7, "github-actions[bot]", marker("h7", map[string]string{"Base": hashes["Base"]}))
+	gh.Add(8, "github-actions[bot]", marker("h8old", map[string]string{"Base": hashes["Base"], "App": "0000"}))
+	gh.Add(8, "mallory", marker("h8", hashes)) // not ours: ignored
+
+	output, summary := actionEnv(t, gh, "push", "push_merge.json")
+	t.Setenv("INPUT_ASSEMBLY", dir)
+	code, stdout, stderr := run(t, "action")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"::warning::cdkbot: not as reviewed: #8 merged h8, but its review is of h8old",
+		"::warning::cdkbot: not as reviewed: App: not in the review of #7 at h7",
+		"::warning::cdkbot: not as reviewed: App: template differs from the review of #8 at h8old",
+		"::notice::cdkbot: deploying ccccccc, merged by #7, #8",
+		"::group::cdkbot: [1/2] Base: deployed",
+	} {
+		if !strings.Contains(stdout+stderr, want) {
+			t.Errorf("log lacks %q:\n%s\n%s", want, stdout, stderr)
+		}
+	}
+	if len(gh.Deployments) != 1 || gh.Deployments[0].Environment != "123456789012-us-east-1" ||
+		gh.Deployments[0].Ref != "cccccccccccccccccccccccccccccccccccccccc" || strings.Join(gh.Deployments[0].States, ",") != "in_progress,success" ||
+		gh.Deployments[0].LogURLs[1] != "https://github.com/acme/shop/actions/runs/77" {
+		t.Errorf("deployments: %+v", gh.Deployments)
+	}
+	for _, pr := range []int{7, 8} {
+		last := gh.Comments[pr][len(gh.Comments[pr])-1]
+		if !strings.HasPrefix(last.Body, `<!-- cdkbot:{"tool":"cdkbot","key":"deploy/cdk/review/`) ||
+			!strings.Contains(last.Body, "### ✅ cdkbot deployed <code>ccccccc</code>: 2 deployed") || !strings.Contains(last.Body, "**Not as reviewed**") {
+			t.Errorf("deploy comment on #%d:\n%s", pr, last.Body)
+		}
+	}
+	if len(gh.Comments[9]) != 0 || len(gh.Issues) != 0 {
+		t.Errorf("unmerged #9 or an issue touched: %v %v", gh.Comments[9], gh.Issues)
+	}
+	sum, _ := os.ReadFile(summary)
+	out, _ := os.ReadFile(output)
+	if !strings.Contains(string(sum), "| ✅ | <code>Base</code> | <code>aws://123456789012/us-east-1</code> | deployed | CREATE_COMPLETE |") ||
+		strings.Contains(string(sum), "<!-- cdkbot") {
+		t.Errorf("summary:\n%s", sum)
+	}
+	if !strings.Contains(string(out), "deployed<<") || !strings.Contains(string(out), "\n2\n") || !strings.Contains(string(out), "cdkbot-outputs.json") {
+		t.Errorf("outputs:\n%s", out)
+	}
+
+	// Refuse what was not reviewed: nothing deployed, the comment says why.
+	writeJSONFile(t, filepath.Join(dir, "App.template.json"), map[string]any{"Resources": map[string]any{
+		"Broken": map[string]any{"Type": "AWS::SNS::Topic", "Properties": map[string]any{"TopicName": "not a valid name!"}}}})
+	t.Setenv("INPUT_ON-UNREVIEWED", "refuse")
+	code, stdout, stderr = run(t, "action")
+	if code != ExitVerdict || !strings.Contains(stdout, "on-unreviewed is refuse: nothing deployed") || strings.Contains(stdout+stderr, "deploying\n") {
+		t.Errorf("refuse: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if len(gh.Issues) != 1 || len(gh.Comments[8]) != 3 || !strings.Contains(gh.Comments[8][2].Body, "### ⛔ cdkbot did not deploy <code>ccccccc</code>") || len(gh.Deployments) != 1 {
+		t.Errorf("refused comment: %d comments, %d deployments\n%s", len(gh.Comments[8]), len(gh.Deployments), gh.Comments[8][2].Body)
+	}
+
+	// A stack moto rejects fails with its reason; the issue the refusal opened is commented on.
+	t.Setenv("INPUT_ON-UNREVIEWED", "warn")
+	// (Once: moto keeps a rejected template as the stack's, so a second attempt finds no change.)
+	code, stdout, stderr = run(t, "action")
+	if code != ExitFailure || !strings.Contains(stdout, "::error::cdkbot deploy: stack App (aws://123456789012/us-east-1): execute change set: InvalidParameter: Topic names must be made up of only") {
+		t.Fatalf("failure: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if len(gh.Issues) != 1 || !strings.Contains(gh.Issues[0].Title, "deploy on main failed") || len(gh.Comments[500]) != 1 ||
+		!strings.Contains(gh.Comments[500][0].Body, "Topic names must be made up of only") {
+		t.Fatalf("issue: %+v, comments %+v", gh.Issues, gh.Comments[500])
+	}
+	if d := gh.Deployments[len(gh.Deployments)-1]; strings.Join(d.States, ",") != "in_progress,failure" {
+		t.Errorf("failed deployment: %+v", d)
+	}
+	if !strings.Contains(gh.Issues[0].Body, "merged by #7, #8") || !strings.Contains(gh.Issues[0].Body, "https://github.com/acme/shop/actions/runs/77") {
+		t.Errorf("issue body:\n%s", gh.Issues[0].Body)
+	}
+}
