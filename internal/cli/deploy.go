@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,6 +41,7 @@ type deployOptions struct {
 	RequireApproval string
 	Waves           []string
 	NoPublish       bool
+	Timeout         time.Duration
 	// AllowExecutables runs asset build commands from the assembly (trusted revisions only).
 	AllowExecutables bool
 	// OnPlan, when set, hears the plan before anything is published or deployed (the merge
@@ -78,6 +80,7 @@ func newDeployCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&o.OutputsFile, "outputs-file", "", "write the stacks' outputs to this JSON file ({\"StackName\": {\"Key\": \"value\"}})")
 	cmd.Flags().Var(approval, "require-approval", "never, or broadening: refuse a stack whose change grants IAM or network permissions")
 	cmd.Flags().StringSliceVar(&o.Waves, "wave", DefaultWaves, "stacks matching each glob deploy first, wave by wave (repeat the flag for more waves)")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", time.Hour, "give up on a stack that has not finished deploying after this long")
 	cmd.Flags().BoolVar(&o.NoPublish, "no-publish", false, "do not publish assets (an earlier `cdkbot publish` did)")
 	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false, "run the commands of assets built by an executable (trusted revisions only)")
 	cmd.Flags().Var(f, "format", "output format: text or json")
@@ -157,7 +160,7 @@ func deployAssembly(ctx context.Context, streams IO, a *assembly.Assembly, o dep
 		}
 	}
 	view := newDeployView(streams.Err, plan, gha)
-	d := &deploy.Deployer{Sessions: sessions, ReadTemplate: a.ReadFile, Concurrency: o.Concurrency,
+	d := &deploy.Deployer{Sessions: sessions, ReadTemplate: a.ReadFile, Concurrency: o.Concurrency, Timeout: o.Timeout,
 		Events: view.event, Progress: view.progress}
 	if o.RequireApproval == "broadening" {
 		d.Approve = refuseBroadening
@@ -179,19 +182,7 @@ func deployAssembly(ctx context.Context, streams IO, a *assembly.Assembly, o dep
 // publishFor publishes the assets of the planned stacks before any of them deploys, so a
 // missing asset stops the run with nothing deployed.
 func publishFor(ctx context.Context, streams IO, plan *deployplan.Plan, pp *publishplan.Plan, sessions *awsconfig.Sessions, o deployOptions) error {
-	needed := map[string]bool{}
-	for _, s := range plan.Stacks {
-		needed[s.ID] = true // legacy assets belong to their stack
-		for _, m := range s.Assets {
-			needed[m] = true
-		}
-	}
-	sub := &publishplan.Plan{}
-	for _, j := range pp.Jobs {
-		if needed[j.Manifest] {
-			sub.Jobs = append(sub.Jobs, j)
-		}
-	}
+	sub := assetsOf(plan, pp)
 	if len(sub.Jobs) == 0 {
 		return nil
 	}
@@ -273,4 +264,23 @@ func writeOutputs(path string, outcomes []deploy.Outcome) error {
 		return &operationError{fmt.Errorf("--outputs-file: %w", err)}
 	}
 	return nil
+}
+
+// assetsOf is the part of a publish plan the planned stacks need: their asset manifests' jobs
+// and, for legacy stacks, the stack's own assets.
+func assetsOf(plan *deployplan.Plan, pp *publishplan.Plan) *publishplan.Plan {
+	needed := map[string]bool{}
+	for _, s := range plan.Stacks {
+		needed[s.ID] = true
+		for _, m := range s.Assets {
+			needed[m] = true
+		}
+	}
+	sub := &publishplan.Plan{}
+	for _, j := range pp.Jobs {
+		if needed[j.Manifest] {
+			sub.Jobs = append(sub.Jobs, j)
+		}
+	}
+	return sub
 }

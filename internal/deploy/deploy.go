@@ -6,6 +6,7 @@ package deploy
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,6 +62,8 @@ type Deployer struct {
 	Poll, MaxPoll time.Duration
 	// BusyTimeout bounds the wait for a stack another operation is updating; zero means 30 min.
 	BusyTimeout time.Duration
+	// Timeout bounds one stack's deployment (change set and execution); zero means 1 hour.
+	Timeout time.Duration
 	// Concurrency is the number of stacks deployed at once by Run; zero means 4.
 	Concurrency int
 	// Progress, when set, hears each stack's phase changes.
@@ -105,11 +108,21 @@ func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, err
 	start := time.Now()
 	out := Outcome{Stack: s.ID, Result: Failed}
 	var calls atomic.Int64
+	limit := d.Timeout
+	if limit == 0 {
+		limit = time.Hour
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	done := func(err error) (Outcome, error) {
 		out.Duration = time.Since(start).Round(time.Millisecond)
 		out.Seconds = out.Duration.Seconds()
 		out.APICalls = calls.Load()
 		if err != nil {
+			if ctx.Err() != nil && parent.Err() == nil {
+				err = fmt.Errorf("gave up after %s (the stack is %s; it may still finish in CloudFormation): %w", limit, out.Status, err)
+			}
 			err = fmt.Errorf("stack %s (%s): %w", s.ID, s.Env, err)
 			out.Error = err.Error()
 		}
@@ -194,15 +207,22 @@ func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, err
 			return done(err)
 		}
 	}
-	if _, err := cfn.CreateChangeSet(ctx, in); err != nil {
+	created, err := cfn.CreateChangeSet(ctx, in)
+	if err != nil {
 		return done(fmt.Errorf("create change set: %s", awsconfig.Explain(err)))
 	}
-	empty, err := d.waitChangeSet(ctx, cfn, s)
+	// From here the change set is named by its ARN: unambiguous, where a name is only unique
+	// per stack (moto even resolves a bare name across stacks).
+	csID := aws.ToString(created.Id)
+	if csID == "" {
+		csID = s.ChangeSetName
+	}
+	empty, err := d.waitChangeSet(ctx, cfn, s, csID)
 	if err != nil {
 		return done(err)
 	}
 	if empty && csType == cfntypes.ChangeSetTypeUpdate { // a creation is never empty: execute it
-		_, _ = cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{StackName: &s.StackName, ChangeSetName: &s.ChangeSetName})
+		_, _ = cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{StackName: &s.StackName, ChangeSetName: &csID})
 		out.Result = NoChanges
 		if deployed != nil {
 			out.Status, out.Outputs = string(deployed.StackStatus), outputs(deployed)
@@ -210,7 +230,7 @@ func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, err
 		return done(nil)
 	}
 	since := time.Now().Add(-time.Second)
-	if _, err := cfn.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{StackName: &s.StackName, ChangeSetName: &s.ChangeSetName}); err != nil {
+	if _, err := cfn.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{StackName: &s.StackName, ChangeSetName: &csID}); err != nil {
 		return done(fmt.Errorf("execute change set: %s", awsconfig.Explain(err)))
 	}
 	final, causes, err := d.follow(ctx, cfn, s, since)
@@ -248,7 +268,8 @@ func deleteLeftover(ctx context.Context, cfn *cloudformation.Client, s deploypla
 		}
 		for _, cs := range page.Summaries {
 			if aws.ToString(cs.ChangeSetName) == s.ChangeSetName {
-				if _, err := cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{StackName: &s.StackName, ChangeSetName: &s.ChangeSetName}); err != nil {
+				id := cmp.Or(aws.ToString(cs.ChangeSetId), s.ChangeSetName)
+				if _, err := cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{StackName: &s.StackName, ChangeSetName: &id}); err != nil {
 					return fmt.Errorf("delete the leftover change set %s: %s", s.ChangeSetName, awsconfig.Explain(err))
 				}
 			}
@@ -346,10 +367,10 @@ func unchanged(ctx context.Context, cfn *cloudformation.Client, s deployplan.Sta
 }
 
 // waitChangeSet waits for the change set to be created; it reports an empty one.
-func (d *Deployer) waitChangeSet(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack) (bool, error) {
+func (d *Deployer) waitChangeSet(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, id string) (bool, error) {
 	poll := d.poller()
 	for {
-		out, err := cfn.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{StackName: &s.StackName, ChangeSetName: &s.ChangeSetName})
+		out, err := cfn.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{StackName: &s.StackName, ChangeSetName: &id})
 		if err != nil {
 			return false, fmt.Errorf("describe change set: %s", awsconfig.Explain(err))
 		}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/testutil/moto"
+)
+
+type deployJSON struct {
+	Stacks []struct {
+		Stack, StackName, Result, Status string
+		Outputs                          map[string]string
+		APICalls                         int
+	}
+	Failed bool
+}
+
+// End to end on real assemblies: the deploy-graph app (twelve stacks, a file asset, outputs)
+// synthesized by aws-cdk-lib 2.276.0 (modern: bootstrap roles, asset
+// manifest) and by @aws-cdk/core 1.204.0 (legacy: asset parameters, the toolkit bucket),
+// each into moto with the real bootstrap stack: publish, then every stack CREATE_COMPLETE in
+// dependency order with its resources in moto; deployed again, nothing changes and no change
+// set is created.
+func TestDeployGraphEndToEnd(t *testing.T) {
+	for _, version := range []string{"aws-cdk-lib@2.276.0", "aws-cdk-core@1.204.0"} {
+		t.Run(version, func(t *testing.T) {
+			srv := moto.Start(t)
+			srv.Bootstrap(t)
+			proxy := srv.NewProxy(t)
+			moto.Env(t, proxy.URL)
+			dir := fixture(t, version+"/deploy-graph")
+
+			code, stdout, stderr := run(t, "deploy", dir, "--format", "json", "--revision", "0123abc", "--concurrency", "4", "--timeout", "20s")
+			var rep deployJSON
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitOK || len(rep.Stacks) != 12 {
+				t.Fatalf("deploy: exit %d %v\n%s\n%s", code, err, stdout, stderr)
+			}
+			calls := 0
+			for _, s := range rep.Stacks {
+				if s.Result != "deployed" || s.Status != "CREATE_COMPLETE" {
+					t.Errorf("%s: %s %s", s.Stack, s.Result, s.Status)
+				}
+				calls += s.APICalls
+			}
+			t.Logf("first deploy: %d CloudFormation/SSM calls for 12 stacks", calls)
+			// Dependencies first: Api deployed before Web started.
+			api, web := "Api", "Web" // artifact ids; v1 names artifacts by stack name
+			if strings.HasPrefix(version, "aws-cdk-core@") {
+				api, web = "graph-api", "graph-web"
+			}
+			if i, j := strings.Index(stderr, "] "+api+": deployed"), strings.Index(stderr, web+": deploying"); i < 0 || j < i {
+				t.Errorf("order:\n%s", stderr)
+			}
+			ctx := context.Background()
+			param := func(name string) string {
+				out, err := ssm.NewFromConfig(srv.Config()).GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name)})
+				if err != nil {
+					return err.Error()
+				}
+				return aws.ToString(out.Parameter.Value)
+			}
+			if got := param("/graph/web"); got != "arn:aws:sns:us-east-1:123456789012:graph-web" {
+				t.Errorf("/graph/web: %s", got)
+			}
+			url := param("/graph/svc3") // the published asset's s3:// URL
+			bucket, key, _ := strings.Cut(strings.TrimPrefix(url, "s3://"), "/")
+			if _, err := awsconfig.S3(srv.Config()).HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key}); err != nil {
+				t.Errorf("asset %s not published: %v", url, err)
+			}
+
+			from := len(proxy.Calls)
+			code, stdout, _ = run(t, "deploy", dir, "--format", "json", "--revision", "4567def")
+			rep = deployJSON{}
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitOK {
+				t.Fatalf("again: exit %d %v\n%s", code, err, stdout)
+			}
+			calls = 0
+			for _, s := range rep.Stacks {
+				if s.Result != "no changes" {
+					t.Errorf("again %s: %s", s.Stack, s.Result)
+				}
+				calls += s.APICalls
+			}
+			for _, c := range proxy.Calls[from:] {
+				if strings.Contains(c, "ChangeSet") {
+					t.Errorf("no change set expected: %s", c)
+				}
+			}
+			t.Logf("second deploy: %d CloudFormation/SSM calls for 12 unchanged stacks", calls)
+		})
+	}
+}
