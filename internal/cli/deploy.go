@@ -165,9 +165,10 @@ func deployAssembly(ctx context.Context, streams IO, a *assembly.Assembly, o dep
 	if o.RequireApproval == "broadening" {
 		d.Approve = refuseBroadening
 	}
+	start := time.Now()
 	outcomes, err := d.Run(ctx, plan)
 	view.stop()
-	rep := &render.DeployReport{Revision: o.Revision, Outcomes: outcomes}
+	rep := &render.DeployReport{Revision: o.Revision, Outcomes: outcomes, Seconds: time.Since(start).Seconds()}
 	if o.OutputsFile != "" {
 		if werr := writeOutputs(o.OutputsFile, outcomes); werr != nil && err == nil {
 			err = werr

@@ -22,6 +22,8 @@ type DeployReport struct {
 	Unreviewed []string // "stack: why", from the review marker comparison
 	// Refused says why nothing was deployed at all (on-unreviewed: refuse).
 	Refused string
+	// Seconds is the wall time of the deploy phase (after publishing).
+	Seconds float64
 }
 
 // DeployCounts totals the results.
@@ -95,7 +97,11 @@ func DeploySummaryText(w io.Writer, r DeployReport) error {
 	for _, u := range r.Unreviewed {
 		ew.printf("  not as reviewed: %s\n", u)
 	}
-	ew.printf("Deploy: %s\n", deployTotals(r.counts()))
+	total := ""
+	if r.Seconds > 0 {
+		total = fmt.Sprintf(" in %s", time.Duration(r.Seconds*float64(time.Second)).Round(100*time.Millisecond))
+	}
+	ew.printf("Deploy: %s%s\n", deployTotals(r.counts()), total)
 	return ew.err
 }
 
@@ -103,10 +109,11 @@ func DeploySummaryText(w io.Writer, r DeployReport) error {
 func DeploySummaryJSON(w io.Writer, r DeployReport) error {
 	out := struct {
 		Revision   string               `json:"revision,omitempty"`
+		Seconds    float64              `json:"seconds"`
 		Stacks     []deployplan.Outcome `json:"stacks"`
 		Unreviewed []string             `json:"unreviewed,omitempty"`
 		Failed     bool                 `json:"failed"`
-	}{r.Revision, r.Outcomes, r.Unreviewed, r.Failed()}
+	}{r.Revision, r.Seconds, r.Outcomes, r.Unreviewed, r.Failed()}
 	if out.Stacks == nil {
 		out.Stacks = []deployplan.Outcome{}
 	}
