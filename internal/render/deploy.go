@@ -74,12 +74,12 @@ func seconds(o deployplan.Outcome) string {
 // failure or skip reason and outputs indented below, then the totals.
 func DeploySummaryText(w io.Writer, r DeployReport) error {
 	ew := &errWriter{w: w}
-	width := 0
+	width, statusWidth := 0, 0
 	for _, o := range r.Outcomes {
-		width = max(width, len(o.Stack))
+		width, statusWidth = max(width, len(o.Stack)), max(statusWidth, len(o.Status))
 	}
 	for _, o := range r.Outcomes {
-		line := strings.TrimRight(fmt.Sprintf("  %-10s  %-*s  %-22s  %s", o.Result, width, o.Stack, o.Status, seconds(o)), " ")
+		line := strings.TrimRight(fmt.Sprintf("  %-10s  %-*s  %-*s  %s", o.Result, width, o.Stack, statusWidth, o.Status, seconds(o)), " ")
 		ew.printf("%s\n", line)
 		switch {
 		case o.Error != "":
