@@ -26,14 +26,32 @@ func template(value string) string {
 		`"Param":{"Type":"AWS::SSM::Parameter","Properties":{"Name":"/cdkbot/test","Type":"String","Value":"` + value + `"}}}}`
 }
 
-// Into moto with the real bootstrap stack: a stack created through a change set from a
-// template object (as published), updated from an inline body, then deployed again with no
-// change set at all; a too-old bootstrap stops before any change set.
-func TestDeployCreateUpdateNoChangeAndBootstrapCheck(t *testing.T) {
+// bootstrappedBehindProxy starts moto with the real bootstrap stack and points the AWS SDK at
+// a recording proxy in front of it.
+func bootstrappedBehindProxy(t *testing.T) (*moto.Server, *moto.Proxy) {
 	srv := moto.Start(t)
 	srv.Bootstrap(t)
 	proxy := srv.NewProxy(t)
 	moto.Env(t, proxy.URL)
+	return srv, proxy
+}
+
+// countCalls counts the proxy's calls of operation op from call number from.
+func countCalls(p *moto.Proxy, from int, op string) int {
+	n := 0
+	for _, c := range p.Calls[from:] {
+		if strings.Contains(c, " "+op+" ") {
+			n++
+		}
+	}
+	return n
+}
+
+// Into moto with the real bootstrap stack: a stack created through a change set from a
+// template object (as published), updated from an inline body, then deployed again with no
+// change set at all; a too-old bootstrap stops before any change set.
+func TestDeployCreateUpdateNoChangeAndBootstrapCheck(t *testing.T) {
+	srv, proxy := bootstrappedBehindProxy(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "App.template.json"), []byte(template("v1")), 0o644)
@@ -63,15 +81,7 @@ func TestDeployCreateUpdateNoChangeAndBootstrapCheck(t *testing.T) {
 		}
 		return aws.ToString(out.Parameter.Value)
 	}
-	calls := func(from int, op string) int {
-		n := 0
-		for _, c := range proxy.Calls[from:] {
-			if strings.Contains(c, " "+op+" ") {
-				n++
-			}
-		}
-		return n
-	}
+	calls := func(from int, op string) int { return countCalls(proxy, from, op) }
 
 	out, err := d.Deploy(ctx, stack)
 	if err != nil || out.Result != deploy.Deployed || out.Status != "CREATE_COMPLETE" || param() != "v1" {
@@ -155,10 +165,7 @@ func TestRunSkipsDependentsOfAFailure(t *testing.T) {
 // reason and the stack left in ROLLBACK_COMPLETE is deleted and created again; outputs are
 // collected (moto gives change-set stacks none). An empty change set is moto's own answer.
 func TestDeployWaitsFailsRecreatesAndCollectsOutputs(t *testing.T) {
-	srv := moto.Start(t)
-	srv.Bootstrap(t)
-	proxy := srv.NewProxy(t)
-	moto.Env(t, proxy.URL)
+	srv, proxy := bootstrappedBehindProxy(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	tpl := `{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"svc"}}},"Outputs":{"TopicArn":{"Value":{"Ref":"Topic"}}}}`
@@ -173,15 +180,7 @@ func TestDeployWaitsFailsRecreatesAndCollectsOutputs(t *testing.T) {
 		Events:       func(e deploy.Event) { events = append(events, e.Stack+" "+e.LogicalID+" "+e.Status+" "+e.Reason) }}
 	stack := deployplan.Stack{ID: "Svc", StackName: "Svc", Environment: assembly.Environment{Account: moto.Account, Region: moto.Region},
 		Env: "aws://123456789012/us-east-1", Template: deployplan.Template{Path: "svc.json", Inline: true}, ChangeSetName: "cdkbot-1"}
-	calls := func(from int, op string) int {
-		n := 0
-		for _, c := range proxy.Calls[from:] {
-			if strings.Contains(c, " "+op+" ") {
-				n++
-			}
-		}
-		return n
-	}
+	calls := func(from int, op string) int { return countCalls(proxy, from, op) }
 
 	// Creation fails: the stand-in reports a failed resource and a rolled-back stack.
 	proxy.Rewrite = func(action string, body []byte) []byte {
