@@ -165,7 +165,7 @@ func TestRunSkipsDependentsOfAFailure(t *testing.T) {
 // reason and the stack left in ROLLBACK_COMPLETE is deleted and created again; outputs are
 // collected (moto gives change-set stacks none). An empty change set is moto's own answer.
 func TestDeployWaitsFailsRecreatesAndCollectsOutputs(t *testing.T) {
-	srv, proxy := bootstrappedBehindProxy(t)
+	_, proxy := bootstrappedBehindProxy(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	tpl := `{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"svc"}}},"Outputs":{"TopicArn":{"Value":{"Ref":"Topic"}}}}`
