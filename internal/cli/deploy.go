@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -154,8 +153,9 @@ func deployAssembly(ctx context.Context, streams IO, a *assembly.Assembly, o dep
 		o.OnPlan(plan)
 	}
 	sessions := awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-deploy"})
+	var assets *stackAssets
 	if !o.NoPublish {
-		if err := publishFor(ctx, streams, plan, pp, sessions, o); err != nil {
+		if assets, err = newStackAssets(streams, plan, pp, sessions, o); err != nil {
 			return nil, err
 		}
 	}
@@ -164,6 +164,10 @@ func deployAssembly(ctx context.Context, streams IO, a *assembly.Assembly, o dep
 		Events: view.event, Progress: view.progress}
 	if o.RequireApproval == "broadening" {
 		d.Approve = refuseBroadening
+	}
+	if assets != nil {
+		assets.log = view.line
+		d.BeforeStack = assets.publish
 	}
 	start := time.Now()
 	outcomes, err := d.Run(ctx, plan)
@@ -180,23 +184,48 @@ func deployAssembly(ctx context.Context, streams IO, a *assembly.Assembly, o dep
 	return rep, nil
 }
 
-// publishFor publishes the assets of the planned stacks before any of them deploys, so a
-// missing asset stops the run with nothing deployed.
-func publishFor(ctx context.Context, streams IO, plan *deployplan.Plan, pp *publishplan.Plan, sessions *awsconfig.Sessions, o deployOptions) error {
-	sub := assetsOf(plan, pp)
+// stackAssets publishes each stack's assets just before the stack deploys, so a slow asset
+// (a docker build) holds up only the stacks that need it. The whole plan is checked up front:
+// an asset that can never be published stops the run with nothing deployed.
+type stackAssets struct {
+	plan *publishplan.Plan
+	opts publish.Options
+	log  func(stack, line string)
+}
+
+func newStackAssets(streams IO, plan *deployplan.Plan, pp *publishplan.Plan, sessions *awsconfig.Sessions, o deployOptions) (*stackAssets, error) {
+	sa := &stackAssets{plan: assetsOf(plan, pp), opts: publish.Options{Root: o.Dir,
+		Files: publish.S3Stores(sessions), Images: publish.ECRStores(sessions), Docker: publish.DockerCLI{Output: streams.Err},
+		AllowExecutables: o.AllowExecutables}}
+	if err := publish.Check(sa.plan, sa.opts); err != nil {
+		return nil, &inputError{fmt.Errorf("nothing deployed: %w", err)}
+	}
+	return sa, nil
+}
+
+// publish implements deploy.Deployer.BeforeStack: the jobs of the stack's asset manifests (and
+// of a legacy stack, its own assets). Stacks have their own manifests, so nothing is
+// published twice; what is already present is skipped anyway.
+func (sa *stackAssets) publish(ctx context.Context, s deployplan.Stack) error {
+	mine := map[string]bool{s.ID: true}
+	for _, m := range s.Assets {
+		mine[m] = true
+	}
+	sub := &publishplan.Plan{}
+	for _, j := range sa.plan.Jobs {
+		if mine[j.Manifest] {
+			sub.Jobs = append(sub.Jobs, j)
+		}
+	}
 	if len(sub.Jobs) == 0 {
 		return nil
 	}
-	fmt.Fprintf(streams.Err, "cdkbot: publishing %d assets before deploying\n", len(sub.Jobs))
-	s, err := publish.Run(ctx, sub, publish.Options{Root: o.Dir, Progress: progressPrinter(streams.Err, sub),
-		Files: publish.S3Stores(sessions), Images: publish.ECRStores(sessions), Docker: publish.DockerCLI{Output: streams.Err},
-		AllowExecutables: o.AllowExecutables})
-	if refused := new(publish.RefusedError); errors.As(err, &refused) {
-		return &inputError{fmt.Errorf("nothing deployed: %w", err)}
-	}
+	sum, err := publish.Run(ctx, sub, sa.opts)
 	if err != nil {
-		_ = render.PublishSummaryText(streams.Err, s, false)
-		return &operationError{fmt.Errorf("nothing deployed: publishing the assets failed: %w", err)}
+		return err
+	}
+	if sa.log != nil {
+		sa.log(s.ID, "assets: "+render.PublishTotals(sum))
 	}
 	return nil
 }

@@ -87,9 +87,36 @@ func TestDeployCommandAgainstMoto(t *testing.T) {
 		!strings.Contains(stdout, "cdk bootstrap aws://111111111111/us-east-1") || !strings.Contains(stdout, "depends on Network, which did not deploy") {
 		t.Errorf("unbootstrapped: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	// Publishing comes first: an asset that cannot be published stops the run with nothing deployed.
+	// Each stack's assets are published just before it deploys: an asset that cannot be
+	// published fails its stack (and skips its dependents) before any change set.
 	code, stdout, stderr = run(t, "deploy", fixture(t, "aws-cdk-lib@2.276.0/multi-env"), "--stacks", "service-us")
-	if code != ExitFailure || !strings.Contains(stderr, "nothing deployed: publishing the assets failed") || strings.Contains(stderr, "Network: deploying") {
+	if code != ExitFailure || !strings.Contains(stdout, "failed      Network") || !strings.Contains(stdout, "Network (aws://111111111111/us-east-1): publish its assets") ||
+		!strings.Contains(stdout, "is the environment bootstrapped") || !strings.Contains(stdout, "skipped     Service") ||
+		!strings.Contains(stderr, "Network: publishing its assets") || strings.Contains(stderr, "Network: deploying") {
 		t.Errorf("unpublishable: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// An asset built by running a command from the assembly is refused before anything deploys
+// (unless --allow-executables), not half way through.
+func TestDeployRefusesExecutableAssetsUpFront(t *testing.T) {
+	srv := moto.Start(t)
+	moto.Env(t, srv.URL)
+	dir := writeDeployAssembly(t, "exec-topic")
+	writeJSONFile(t, filepath.Join(dir, "App.assets.json"), map[string]any{"version": "36.0.0", "files": map[string]any{
+		"abc": map[string]any{"source": map[string]any{"executable": []string{"sh", "-c", "echo built"}},
+			"destinations": map[string]any{"d": map[string]any{"bucketName": "b", "objectKey": "k", "region": "us-east-1"}}}}})
+	var manifest map[string]any
+	raw, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	json.Unmarshal(raw, &manifest)
+	arts := manifest["artifacts"].(map[string]any)
+	arts["App.assets"] = map[string]any{"type": "cdk:asset-manifest", "properties": map[string]any{"file": "App.assets.json"}}
+	arts["App"].(map[string]any)["dependencies"] = []string{"Base", "App.assets"}
+	writeJSONFile(t, filepath.Join(dir, "manifest.json"), manifest)
+
+	code, stdout, stderr := run(t, "deploy", dir)
+	if code != ExitUsage || !strings.Contains(stderr, "nothing deployed: these assets are built by running code from the assembly") ||
+		strings.Contains(stderr, "deploying") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -70,6 +70,22 @@ func (v *deployView) event(e deploy.Event) {
 	}
 }
 
+// line reports something about a stack that is not a CloudFormation event (its assets).
+func (v *deployView) line(stack, text string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch {
+	case v.live != nil:
+		if r := v.byID[stack]; r != nil {
+			r.last = text
+		}
+	case v.gha != nil:
+		v.events[stack] = append(v.events[stack], text)
+	default:
+		fmt.Fprintf(v.w, "cdkbot: %s: %s\n", stack, text)
+	}
+}
+
 func (v *deployView) progress(p deploy.Progress) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -78,8 +94,16 @@ func (v *deployView) progress(p deploy.Progress) {
 		return
 	}
 	switch p.Phase {
+	case deploy.Publishing:
+		r.state, r.started = "publishing", time.Now()
+		if v.live == nil {
+			fmt.Fprintf(v.w, "cdkbot: %s: publishing its assets\n", p.Stack)
+		}
 	case deploy.Deploying:
-		r.state, r.started = "deploying", time.Now()
+		r.state = "deploying"
+		if r.started.IsZero() {
+			r.started = time.Now()
+		}
 		if v.live == nil {
 			fmt.Fprintf(v.w, "cdkbot: %s: deploying\n", p.Stack)
 		}

@@ -104,6 +104,11 @@ func deployOnMerge(ctx context.Context, streams IO, rt *ghaction.Runtime) error 
 			return usagef("input concurrency is %q: give a number of stacks, at least 1", c)
 		}
 	}
+	if o.RequireApproval == "broadening" && approvedByLabel(prs, rt.Input("override-label")) {
+		// Reviewers approved the broadening on the pull request(s) with the override label.
+		rt.Notice("cdkbot: require-approval broadening: approved by the %q label on every merged pull request", overrideLabel(rt.Input("override-label")))
+		o.RequireApproval = "never"
+	}
 	o.OnPlan = func(p *deployplan.Plan) { gh.openDeployments(ctx, p, push.After) }
 	res, err := deployAssembly(ctx, streams, a, o, rt)
 	if res != nil {
@@ -116,6 +121,24 @@ func deployOnMerge(ctx context.Context, streams IO, rt *ghaction.Runtime) error 
 		return err
 	}
 	return nil
+}
+
+func overrideLabel(input string) string {
+	if input == "" {
+		return review.DefaultOverrideLabel
+	}
+	return input
+}
+
+// approvedByLabel is true when every merged pull request carries the override label, the same
+// label that approves failing gates in review.
+func approvedByLabel(prs []githubapi.MergedPullRequest, input string) bool {
+	for _, pr := range prs {
+		if !slices.Contains(pr.Labels, overrideLabel(input)) {
+			return false
+		}
+	}
+	return len(prs) > 0
 }
 
 func runnerTemp() string {

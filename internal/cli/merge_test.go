@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdkbot/cdkbot/internal/githubapi"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
 	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
@@ -115,5 +116,25 @@ func TestActionDeploysOnMerge(t *testing.T) {
 	}
 	if !strings.Contains(gh.Issues[0].Body, "merged by #7, #8") || !strings.Contains(gh.Issues[0].Body, "https://github.com/acme/shop/actions/runs/77") {
 		t.Errorf("issue body:\n%s", gh.Issues[0].Body)
+	}
+}
+
+// Broadening is approved only when every merged pull request carries the override label.
+func TestApprovedByLabel(t *testing.T) {
+	pr := func(labels ...string) githubapi.MergedPullRequest { return githubapi.MergedPullRequest{Labels: labels} }
+	for _, c := range []struct {
+		prs   []githubapi.MergedPullRequest
+		input string
+		want  bool
+	}{
+		{nil, "", false}, // pushed directly: nobody approved
+		{[]githubapi.MergedPullRequest{pr("cdkbot/approve-destructive")}, "", true},
+		{[]githubapi.MergedPullRequest{pr("cdkbot/approve-destructive"), pr("docs")}, "", false},
+		{[]githubapi.MergedPullRequest{pr("ok-to-widen")}, "ok-to-widen", true},
+		{[]githubapi.MergedPullRequest{pr("cdkbot/approve-destructive")}, "ok-to-widen", false},
+	} {
+		if got := approvedByLabel(c.prs, c.input); got != c.want {
+			t.Errorf("%+v %q: %v", c.prs, c.input, got)
+		}
 	}
 }

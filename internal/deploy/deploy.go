@@ -68,6 +68,10 @@ type Deployer struct {
 	Concurrency int
 	// Progress, when set, hears each stack's phase changes.
 	Progress func(Progress)
+	// BeforeStack, when set, runs in the stack's slot once what it depends on has deployed:
+	// publishing its assets, so a slow asset holds up only the stacks that need it. An error
+	// fails the stack.
+	BeforeStack func(ctx context.Context, s deployplan.Stack) error
 	// Approve, when set, decides whether a change may go ahead before any change set is
 	// created: deployed is the stack's current template (nil for a new stack).
 	Approve func(s deployplan.Stack, deployed, proposed []byte) error
@@ -78,8 +82,9 @@ type Phase string
 
 // Phases before a result.
 const (
-	Deploying Phase = "deploying"
-	Finished  Phase = "finished" // Outcome is set
+	Publishing Phase = "publishing" // its assets (BeforeStack)
+	Deploying  Phase = "deploying"
+	Finished   Phase = "finished" // Outcome is set
 )
 
 // Progress is a stack's phase change.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 )
@@ -16,8 +17,22 @@ import (
 // error (in plan order).
 func (d *Deployer) Run(ctx context.Context, p *deployplan.Plan) ([]Outcome, error) {
 	deployOne := func(ctx context.Context, s deployplan.Stack) (Outcome, error) {
+		// A stack's time is its time in the slot: publishing its assets and deploying it.
+		start := time.Now()
+		timed := func(o Outcome, err error) (Outcome, error) {
+			o.Duration = time.Since(start).Round(time.Millisecond)
+			o.Seconds = o.Duration.Seconds()
+			return o, err
+		}
+		if d.BeforeStack != nil {
+			d.progress(Progress{Stack: s.ID, Phase: Publishing})
+			if err := d.BeforeStack(ctx, s); err != nil {
+				err = fmt.Errorf("stack %s (%s): publish its assets: %w", s.ID, s.Env, err)
+				return timed(Outcome{Stack: s.ID, Result: Failed, Error: err.Error()}, err)
+			}
+		}
 		d.progress(Progress{Stack: s.ID, Phase: Deploying})
-		return d.Deploy(ctx, s)
+		return timed(d.Deploy(ctx, s))
 	}
 	n := d.Concurrency
 	if n <= 0 {

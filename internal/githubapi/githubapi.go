@@ -341,6 +341,7 @@ type MergedPullRequest struct {
 	Title            string
 	HeadSHA, BaseRef string
 	MergeSHA         string
+	Labels           []string
 }
 
 // MergedPullRequests returns the pull requests merged into base whose merge commit is one of
@@ -359,8 +360,12 @@ func (c *Client) MergedPullRequests(ctx context.Context, base string, shas []str
 				continue
 			}
 			seen[pr.GetNumber()] = true
-			out = append(out, MergedPullRequest{Number: pr.GetNumber(), Title: pr.GetTitle(), HeadSHA: pr.GetHead().GetSHA(),
-				BaseRef: pr.GetBase().GetRef(), MergeSHA: pr.GetMergeCommitSHA()})
+			m := MergedPullRequest{Number: pr.GetNumber(), Title: pr.GetTitle(), HeadSHA: pr.GetHead().GetSHA(),
+				BaseRef: pr.GetBase().GetRef(), MergeSHA: pr.GetMergeCommitSHA()}
+			for _, l := range pr.Labels {
+				m.Labels = append(m.Labels, l.GetName())
+			}
+			out = append(out, m)
 		}
 	}
 	return out, nil

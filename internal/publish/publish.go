@@ -118,26 +118,8 @@ func executable(j publishplan.Job) []string {
 // failure cancels the rest (uploads in flight are aborted, not left half-written) and is
 // returned, the summary recording every asset × destination.
 func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
-	if bad := Executables(p); len(bad) > 0 && !o.AllowExecutables {
-		return Summary{}, &RefusedError{fmt.Errorf("these assets are built by running code from the assembly:\n  %s\n"+
-			"allow it for trusted revisions only (--allow-executables), or select the other assets by id", strings.Join(bad, "\n  "))}
-	}
-	// Every source is checked before anything is uploaded, so a hostile path stops the run
-	// with nothing published.
-	for _, j := range p.Jobs {
-		src := j.SourcePath
-		if j.Kind == publishplan.Image && (o.Images == nil || o.Docker == nil) {
-			return Summary{}, &RefusedError{fmt.Errorf("asset %s (%s) is a docker image: no image publisher configured", j.ID, j.Manifest)}
-		}
-		if executable(j) != nil {
-			continue // no source on disk: the command makes it
-		}
-		if j.Kind == publishplan.Image {
-			src = j.Image.ResolvedDirectory
-		}
-		if _, err := Source(o.Root, src); err != nil {
-			return Summary{}, &RefusedError{fmt.Errorf("asset %s (%s): %w", j.ID, j.Manifest, err)}
-		}
+	if err := Check(p, o); err != nil {
+		return Summary{}, err
 	}
 	n := o.Concurrency
 	if n <= 0 {
@@ -179,6 +161,35 @@ func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
 		s.Outcomes = append(s.Outcomes, per...)
 	}
 	return s, err
+}
+
+// Check refuses a plan that cannot be published as a whole, before anything is uploaded:
+// assets built by executables (unless allowed), image assets without a publisher, and source
+// paths that are missing or lead outside the assembly. Run checks first; a caller that
+// publishes a plan in parts checks the whole plan once up front.
+func Check(p *publishplan.Plan, o Options) error {
+	if bad := Executables(p); len(bad) > 0 && !o.AllowExecutables {
+		return &RefusedError{fmt.Errorf("these assets are built by running code from the assembly:\n  %s\n"+
+			"allow it for trusted revisions only (--allow-executables), or select the other assets by id", strings.Join(bad, "\n  "))}
+	}
+	// Every source is checked before anything is uploaded, so a hostile path stops the run
+	// with nothing published.
+	for _, j := range p.Jobs {
+		src := j.SourcePath
+		if j.Kind == publishplan.Image && (o.Images == nil || o.Docker == nil) {
+			return &RefusedError{fmt.Errorf("asset %s (%s) is a docker image: no image publisher configured", j.ID, j.Manifest)}
+		}
+		if executable(j) != nil {
+			continue // no source on disk: the command makes it
+		}
+		if j.Kind == publishplan.Image {
+			src = j.Image.ResolvedDirectory
+		}
+		if _, err := Source(o.Root, src); err != nil {
+			return &RefusedError{fmt.Errorf("asset %s (%s): %w", j.ID, j.Manifest, err)}
+		}
+	}
+	return nil
 }
 
 type run struct {

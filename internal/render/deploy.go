@@ -22,7 +22,7 @@ type DeployReport struct {
 	Unreviewed []string // "stack: why", from the review marker comparison
 	// Refused says why nothing was deployed at all (on-unreviewed: refuse).
 	Refused string
-	// Seconds is the wall time of the deploy phase (after publishing).
+	// Seconds is the wall time of the run: publishing and deploying every stack.
 	Seconds float64
 }
 

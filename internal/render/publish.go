@@ -29,21 +29,26 @@ func PublishSummaryText(w io.Writer, s publishplan.Summary, dryRun bool) error {
 			ew.printf("    %s\n", strings.ReplaceAll(o.Error, "\n", "\n    "))
 		}
 	}
-	all := map[publishplan.State]int{}
-	for _, o := range s.Outcomes {
-		all[o.State]++
-	}
 	verb := "Published"
 	if dryRun {
 		verb = "Dry run (nothing uploaded)"
 	}
-	ew.printf("%s\n", verb+": "+totals(all))
+	ew.printf("%s\n", verb+": "+PublishTotals(s))
 	if stores := s.ByStore(); len(stores) > 1 {
 		for _, st := range stores {
 			ew.printf("  %s: %s\n", st.Store, totals(st.Counts))
 		}
 	}
 	return ew.err
+}
+
+// PublishTotals reads "3 published, 1 present" for a summary.
+func PublishTotals(s publishplan.Summary) string {
+	all := map[publishplan.State]int{}
+	for _, o := range s.Outcomes {
+		all[o.State]++
+	}
+	return totals(all)
 }
 
 // totals reads "3 published, 1 present" in a fixed order of states.

@@ -72,9 +72,10 @@ def finish(i):
 critical = max(finish(i) for i in deps)
 calls = [s["apiCalls"] for s in rep["stacks"]]
 print(f"stacks: {len(took)}, all {set(s['result'] for s in rep['stacks'])}; concurrency {conc}")
-print(f"cdkbot deploy (whole process, incl. publish):   {cdkbot_s:7.2f} s")
-print(f"cdkbot deploy phase (after publishing):         {rep['seconds']:7.2f} s")
-print(f"cdkbot critical path (sum of slowest chain):    {critical:7.2f} s   deploy phase/critical = {rep['seconds'] / critical:.2f}, whole/critical = {cdkbot_s / critical:.2f}")
+print(f"cdkbot deploy (whole process):                 {cdkbot_s:7.2f} s")
+print(f"cdkbot run (publish + deploy, in-process):      {rep['seconds']:7.2f} s")
+print(f"cdkbot critical path (slowest chain of stacks,  {critical:7.2f} s   run/critical = {rep['seconds'] / critical:.2f}, whole/critical = {cdkbot_s / critical:.2f}")
+print(f"  each stack's publish + deploy time)")
 print(f"cdkbot CloudFormation+SSM calls: {sum(calls)} total, {min(calls)}-{max(calls)} per stack")
 if cdk_rc == 0:
     print(f"cdk deploy {ver} (whole process):            {cdk_s:7.2f} s")
