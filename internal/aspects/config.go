@@ -17,6 +17,9 @@ type Config struct {
 	Aspects       []AspectConfig `yaml:"aspects"`
 	Stabilization *bool          `yaml:"stabilization"`
 	Suppress      []Suppression  `yaml:"suppress"`
+	// Deploy is the file's deploy section, which `cdkbot deploy` reads (deployplan.ParseSettings);
+	// it is accepted here so one file configures both.
+	Deploy yaml.Node `yaml:"deploy"`
 }
 
 // AspectConfig configures one built-in aspect.
@@ -108,7 +111,7 @@ func configError(file string, err error) error {
 	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
 	if i := strings.Index(msg, "field "); i >= 0 && strings.Contains(msg, " not found in type ") {
 		key := strings.Fields(msg[i+len("field "):])[0]
-		known := map[string]string{"aspects.Config": "aspects, stabilization, suppress", "aspects.AspectConfig": "use, with, priority, severity, scope",
+		known := map[string]string{"aspects.Config": "aspects, stabilization, suppress, deploy", "aspects.AspectConfig": "use, with, priority, severity, scope",
 			"aspects.Suppression": "rule, path, reason"}
 		for typ, keys := range known {
 			if strings.Contains(msg, typ) {

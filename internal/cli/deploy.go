@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
 	"github.com/cdkbot/cdkbot/internal/cfn"
@@ -41,6 +42,7 @@ type deployOptions struct {
 	Waves           []string
 	NoPublish       bool
 	Timeout         time.Duration
+	Config          string
 	// AllowExecutables runs asset build commands from the assembly (trusted revisions only).
 	AllowExecutables bool
 	// OnPlan, when set, hears the plan before anything is published or deployed (the merge
@@ -66,6 +68,19 @@ func newDeployCommand(streams IO) *cobra.Command {
 		Args: exactArgs(1, "one argument, the cloud assembly directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir, o.Format, o.RequireApproval = args[0], f.value, approval.value
+			set, err := deploySettings(o.Config, cmd.Flags().Changed("config"))
+			if err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("wave") && len(set.Waves) > 0 {
+				o.Waves = set.Waves
+			}
+			if !cmd.Flags().Changed("concurrency") && set.Concurrency > 0 {
+				o.Concurrency = set.Concurrency
+			}
+			if !cmd.Flags().Changed("require-approval") && set.RequireApproval != "" {
+				o.RequireApproval = set.RequireApproval
+			}
 			if o.Concurrency < 1 {
 				return usagef("--concurrency must be at least 1")
 			}
@@ -83,6 +98,7 @@ func newDeployCommand(streams IO) *cobra.Command {
 	cmd.Flags().BoolVar(&o.NoPublish, "no-publish", false, "do not publish assets (an earlier `cdkbot publish` did)")
 	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false, "run the commands of assets built by an executable (trusted revisions only)")
 	cmd.Flags().Var(f, "format", "output format: text or json")
+	cmd.Flags().StringVar(&o.Config, "config", ".cdkbot.yml", "configuration whose deploy section sets waves, concurrency and require-approval (flags win)")
 	o.Toolkit.add(cmd)
 	cmd.Flags().StringVar(&o.Revision, "revision", "", "the commit being deployed; names the change sets")
 	return cmd
@@ -313,4 +329,25 @@ func assetsOf(plan *deployplan.Plan, pp *publishplan.Plan) *publishplan.Plan {
 		}
 	}
 	return sub
+}
+
+// deploySettings reads the deploy section of the configuration file; a missing default file is
+// no configuration, a missing explicit one an error.
+func deploySettings(path string, explicit bool) (deployplan.Settings, error) {
+	raw, err := os.ReadFile(path)
+	switch {
+	case os.IsNotExist(err) && !explicit:
+		return deployplan.Settings{}, nil
+	case err != nil:
+		return deployplan.Settings{}, usagef("--config %s: %v", path, err)
+	}
+	cfg, err := aspects.ParseConfig(path, raw)
+	if err != nil {
+		return deployplan.Settings{}, &inputError{err}
+	}
+	set, err := deployplan.ParseSettings(path, &cfg.Deploy)
+	if err != nil {
+		return deployplan.Settings{}, &inputError{err}
+	}
+	return set, nil
 }

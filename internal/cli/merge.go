@@ -91,8 +91,29 @@ func deployOnMerge(ctx context.Context, streams IO, rt *ghaction.Runtime) error 
 		return &verdictError{}
 	}
 
-	o := deployOptions{Dir: dir, Revision: push.After, Concurrency: 4, Waves: DefaultWaves, RequireApproval: rt.Input("require-approval"),
+	config := rt.Input("config")
+	switch {
+	case config == "":
+		config = filepath.Join(workdir, ".cdkbot.yml")
+	case !filepath.IsAbs(config):
+		config = filepath.Join(workdir, config)
+	}
+	set, err := deploySettings(config, rt.Input("config") != "")
+	if err != nil {
+		return err
+	}
+	o := deployOptions{Dir: dir, Revision: push.After, Concurrency: 4, Waves: DefaultWaves, RequireApproval: "never",
 		OutputsFile: filepath.Join(runnerTemp(), "cdkbot-outputs.json")}
+	// Inputs win over the configuration file's deploy section, which wins over the defaults.
+	if len(set.Waves) > 0 {
+		o.Waves = set.Waves
+	}
+	if set.Concurrency > 0 {
+		o.Concurrency = set.Concurrency
+	}
+	if set.RequireApproval != "" {
+		o.RequireApproval = set.RequireApproval
+	}
 	if st := rt.Input("deploy-stacks"); st != "" {
 		o.Stacks = strings.Split(strings.ReplaceAll(st, " ", ""), ",")
 	}
@@ -103,6 +124,13 @@ func deployOnMerge(ctx context.Context, streams IO, rt *ghaction.Runtime) error 
 		if o.Concurrency, err = strconv.Atoi(c); err != nil || o.Concurrency < 1 {
 			return usagef("input concurrency is %q: give a number of stacks, at least 1", c)
 		}
+	}
+	switch ra := rt.Input("require-approval"); ra {
+	case "":
+	case "never", "broadening":
+		o.RequireApproval = ra
+	default:
+		return usagef("input require-approval is %q: use never or broadening", ra)
 	}
 	if o.RequireApproval == "broadening" && approvedByLabel(prs, rt.Input("override-label")) {
 		// Reviewers approved the broadening on the pull request(s) with the override label.

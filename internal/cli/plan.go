@@ -18,6 +18,7 @@ type planOptions struct {
 	Stacks, Exclude, Waves []string
 	Format                 string
 	Account, Region        string
+	Config                 string
 }
 
 func newPlanCommand(streams IO) *cobra.Command {
@@ -36,6 +37,13 @@ func newPlanCommand(streams IO) *cobra.Command {
 		Args: exactArgs(1, "one argument, the cloud assembly directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir, o.Format = args[0], f.value
+			set, err := deploySettings(o.Config, cmd.Flags().Changed("config"))
+			if err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("wave") && len(set.Waves) > 0 {
+				o.Waves = set.Waves
+			}
 			return runPlan(cmd.Context(), streams, o)
 		},
 	}
@@ -45,6 +53,7 @@ func newPlanCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&o.Account, "account", "", "account of environment-agnostic stacks (default: a placeholder)")
 	cmd.Flags().StringVar(&o.Region, "region", os.Getenv("AWS_REGION"), "region of environment-agnostic stacks")
 	cmd.Flags().Var(f, "format", "output format: text, json or github-matrix")
+	cmd.Flags().StringVar(&o.Config, "config", ".cdkbot.yml", "configuration whose deploy section sets the waves (--wave wins)")
 	return cmd
 }
 

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,5 +49,42 @@ func TestPlanCommand(t *testing.T) {
 	_, stdout, _ := run(t, "plan", fixture(t, "aws-cdk-lib@2.276.0/deploy-graph"), "--format", "github-matrix")
 	if strings.Count(stdout, "\n") != 1 || !strings.HasSuffix(stdout, "}\n") {
 		t.Errorf("matrix is not one line: %q", stdout)
+	}
+}
+
+// Waves from the configuration file's deploy section; --wave wins; a bad section names the
+// file and line.
+func TestPlanWavesFromConfig(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), ".cdkbot.yml")
+	os.WriteFile(cfg, []byte("deploy:\n  waves: [Dns]\n"), 0o644)
+	first := func(args ...string) string {
+		code, stdout, stderr := run(t, append([]string{"plan", fixture(t, "aws-cdk-lib@2.276.0/deploy-graph"), "--format", "github-matrix"}, args...)...)
+		var m struct {
+			Stages []struct {
+				Include []struct{ Stack string }
+			}
+		}
+		if err := json.Unmarshal([]byte(stdout), &m); code != ExitOK || err != nil {
+			t.Fatalf("exit %d %v %s", code, err, stderr)
+		}
+		var ids []string
+		for _, j := range m.Stages[0].Include {
+			ids = append(ids, j.Stack)
+		}
+		return strings.Join(ids, " ")
+	}
+	if got := first("--config", cfg); got != "Dns" {
+		t.Errorf("config waves: first stage %q", got)
+	}
+	if got := first("--config", cfg, "--wave", "Network"); got != "Network" {
+		t.Errorf("--wave wins: first stage %q", got)
+	}
+	if got := first(); got != "Dns Network" {
+		t.Errorf("no config: first stage %q", got)
+	}
+	os.WriteFile(cfg, []byte("deploy:\n  wave: [Dns]\n"), 0o644)
+	code, _, stderr := run(t, "plan", fixture(t, "aws-cdk-lib@2.276.0/deploy-graph"), "--config", cfg)
+	if code != ExitUsage || !strings.Contains(stderr, ".cdkbot.yml: line 2: deploy.wave is not a setting") {
+		t.Errorf("bad config: exit %d %s", code, stderr)
 	}
 }
