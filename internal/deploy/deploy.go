@@ -396,20 +396,21 @@ func (d *Deployer) waitChangeSet(ctx context.Context, cfn *cloudformation.Client
 }
 
 // follow reports new stack events until the stack reaches a terminal status; it returns the
-// stack as last described (nil when it is gone) and the failed events' reasons. Polling slows
-// down while nothing happens and speeds up again with each new event.
+// stack as last described (nil when it is gone) and the failed events' reasons. Each poll reads
+// the events only; the stack is described when its own event says it finished (and every fifth
+// poll, in case that event was missed), so a deployment costs about one call per poll.
 func (d *Deployer) follow(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, since time.Time) (*cfntypes.Stack, []string, error) {
 	seen := map[string]bool{}
 	var causes []string
 	poll := d.poller()
-	for {
+	for n := 1; ; n++ {
 		ev, err := cfn.DescribeStackEvents(ctx, &cloudformation.DescribeStackEventsInput{StackName: &s.StackName})
 		if err != nil {
 			return nil, causes, fmt.Errorf("read stack events: %s", awsconfig.Explain(err))
 		}
 		events := ev.StackEvents
 		sort.SliceStable(events, func(i, j int) bool { return aws.ToTime(events[i].Timestamp).Before(aws.ToTime(events[j].Timestamp)) })
-		fresh := false
+		fresh, finished := false, false
 		for _, e := range events {
 			id := aws.ToString(e.EventId)
 			if seen[id] || aws.ToTime(e.Timestamp).Before(since) {
@@ -423,15 +424,25 @@ func (d *Deployer) follow(ctx context.Context, cfn *cloudformation.Client, s dep
 			if strings.HasSuffix(status, "_FAILED") && reason != "" && !strings.Contains(reason, "Resource creation cancelled") {
 				causes = append(causes, aws.ToString(e.LogicalResourceId)+": "+reason)
 			}
+			if aws.ToString(e.ResourceType) == "AWS::CloudFormation::Stack" && aws.ToString(e.LogicalResourceId) == s.StackName &&
+				!strings.HasSuffix(status, "_IN_PROGRESS") {
+				finished = true
+			}
 		}
-		st, err := describe(ctx, cfn, s.StackName)
-		if err != nil || st == nil {
-			return nil, causes, err
-		}
-		if !strings.HasSuffix(string(st.StackStatus), "_IN_PROGRESS") {
-			return st, causes, nil
+		if finished || n%5 == 0 {
+			st, err := describe(ctx, cfn, s.StackName)
+			if err != nil || st == nil {
+				return nil, causes, err
+			}
+			if !strings.HasSuffix(string(st.StackStatus), "_IN_PROGRESS") {
+				return st, causes, nil
+			}
 		}
 		if err := poll.wait(ctx, fresh); err != nil {
+			// Where the stack stands, for the report, even though the wait was cut short.
+			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			st, _ := describe(last, cfn, s.StackName)
 			return st, causes, err
 		}
 	}
@@ -487,9 +498,10 @@ func (d *Deployer) deleteFailed(ctx context.Context, cfn *cloudformation.Client,
 	}
 }
 
-// poller waits between status checks: the interval starts at Poll and grows by half each time
-// nothing changed, up to MaxPoll, so a long deployment costs few calls and a short one
-// finishes promptly.
+// poller waits between status checks: the interval starts at Poll (a fast first look), grows
+// by half each time nothing changed up to MaxPoll, and is 2×Poll while events keep coming (the
+// CDK CLI's 2 s event polling), so a long deployment costs few calls and a short one finishes
+// promptly.
 type poller struct{ next, min, max time.Duration }
 
 func (d *Deployer) poller() *poller {
@@ -503,13 +515,21 @@ func (d *Deployer) poller() *poller {
 	return &poller{next: lo, min: lo, max: hi}
 }
 
-func (p *poller) wait(ctx context.Context, progressed bool) error {
+// step returns how long to wait now and sets the following interval.
+func (p *poller) step(progressed bool) time.Duration {
+	now := p.next
 	if progressed {
-		p.next = p.min
+		now = min(now, 2*p.min) // events are coming: look again soon
+		p.next = min(p.max, 2*p.min)
+	} else {
+		p.next = min(p.max, p.next+p.next/2)
 	}
-	t := time.NewTimer(p.next)
+	return now
+}
+
+func (p *poller) wait(ctx context.Context, progressed bool) error {
+	t := time.NewTimer(p.step(progressed))
 	defer t.Stop()
-	p.next = min(p.max, p.next+p.next/2)
 	select {
 	case <-t.C:
 		return nil

@@ -186,3 +186,34 @@ func criticalPath(ss []deployplan.Stack, took map[string]time.Duration) time.Dur
 	}
 	return worst
 }
+
+// The polling schedule: a fast first look, slowing by half while nothing happens up to the
+// maximum, every 2×Poll while events keep coming.
+func TestPollerSchedule(t *testing.T) {
+	p := (&Deployer{}).poller()
+	var got []string
+	for _, progressed := range []bool{false, false, false, false, false, false, true, true, false} {
+		got = append(got, p.step(progressed).String())
+	}
+	if strings.Join(got, " ") != "1s 1.5s 2.25s 3.375s 5s 5s 2s 2s 2s" {
+		t.Errorf("schedule %v", got)
+	}
+	// Calls to follow a 10-minute deployment with an event every 2 s, 10 s or 1 min: one
+	// DescribeStackEvents per poll plus a DescribeStacks every fifth.
+	for _, every := range []time.Duration{2 * time.Second, 10 * time.Second, 60 * time.Second} {
+		p := (&Deployer{}).poller()
+		polls, next := 0, every
+		for at := time.Duration(0); at < 10*time.Minute; polls++ {
+			progressed := at >= next
+			if progressed {
+				next += every
+			}
+			at += p.step(progressed)
+		}
+		calls := polls + polls/5
+		t.Logf("10-minute deployment, an event every %s: %d polls, about %d calls (the CDK CLI: %d)", every, polls, calls, 600/2+600/5)
+		if calls > 600/2+600/5 {
+			t.Errorf("more calls than the CDK CLI's fixed 2 s/5 s polling: %d", calls)
+		}
+	}
+}
