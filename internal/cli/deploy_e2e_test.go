@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,5 +98,38 @@ func TestDeployGraphEndToEnd(t *testing.T) {
 			}
 			t.Logf("second deploy: %d CloudFormation/SSM calls for 12 unchanged stacks", calls)
 		})
+	}
+}
+
+// A stack whose resource moto rejects fails with the reason shown; the stacks that depend on
+// it are skipped; the independent ones deploy.
+func TestDeployGraphFailureSkipsOnlyDependents(t *testing.T) {
+	srv := moto.Start(t)
+	srv.Bootstrap(t)
+	moto.Env(t, srv.URL)
+	dir := copyDir(t, fixture(t, "aws-cdk-lib@2.276.0/deploy-graph"))
+	tpl := filepath.Join(dir, "Svc3.template.json")
+	raw, _ := os.ReadFile(tpl)
+	os.WriteFile(tpl, []byte(strings.Replace(string(raw), `"TopicName": "graph-svc3"`, `"TopicName": "not a valid name!"`, 1)), 0o644)
+
+	code, stdout, stderr := run(t, "deploy", dir, "--format", "json")
+	var rep deployJSON
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitFailure || !rep.Failed {
+		t.Fatalf("exit %d %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	got := map[string]string{}
+	for _, s := range rep.Stacks {
+		got[s.Stack] = s.Result
+	}
+	want := map[string]string{"Network": "deployed", "Dns": "deployed", "Data": "deployed", "Queue": "deployed", "Auth": "deployed",
+		"Svc1": "deployed", "Svc2": "deployed", "Svc3": "failed", "Svc4": "deployed", "Svc5": "deployed", "Api": "skipped", "Web": "skipped"}
+	for id, r := range want {
+		if got[id] != r {
+			t.Errorf("%s: %s, want %s", id, got[id], r)
+		}
+	}
+	if !strings.Contains(stdout, "Topic names must be made up of only uppercase and lowercase ASCII letters") ||
+		!strings.Contains(stdout, `"reason": "depends on Svc3, which did not deploy"`) || !strings.Contains(stdout, `"reason": "depends on Api, which did not deploy"`) {
+		t.Errorf("reasons:\n%s", stdout)
 	}
 }
