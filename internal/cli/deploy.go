@@ -57,9 +57,9 @@ func newDeployCommand(streams IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "deploy ASSEMBLY",
 		Short: "Publish the assets and deploy the stacks of a cloud assembly with CloudFormation change sets, in dependency order",
-		Long: "deploy publishes the assets the selected stacks need (as `cdkbot publish` does; --no-publish when a\n" +
-			"previous step did), then deploys every stack of the assembly (or those selected with --stacks, plus\n" +
-			"what they depend on unless --no-deps) to its environment: it assumes the stack's deploy role, checks\n" +
+		Long: "deploy deploys every stack of the assembly (or those selected with --stacks, plus what they depend\n" +
+			"on unless --no-deps), each right after publishing its assets (as `cdkbot publish` does; --no-publish\n" +
+			"when a previous step did), to its environment: it assumes the stack's deploy role, checks\n" +
 			"the environment's bootstrap version, skips stacks whose deployed template and parameters are\n" +
 			"unchanged, and otherwise creates and executes a change set with the CloudFormation execution role,\n" +
 			"following its events. Independent stacks deploy in parallel (--concurrency); stacks matching a\n" +
@@ -95,7 +95,7 @@ func newDeployCommand(streams IO) *cobra.Command {
 	cmd.Flags().Var(approval, "require-approval", "never, or broadening: refuse a stack whose change grants IAM or network permissions")
 	cmd.Flags().StringSliceVar(&o.Waves, "wave", DefaultWaves, "stacks matching each glob deploy first, wave by wave (repeat the flag for more waves)")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", time.Hour, "give up on a stack that has not finished deploying after this long")
-	cmd.Flags().BoolVar(&o.NoPublish, "no-publish", false, "do not publish assets (an earlier `cdkbot publish` did)")
+	cmd.Flags().BoolVar(&o.NoPublish, "no-publish", false, "do not publish assets (an earlier step ran cdkbot publish)")
 	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false, "run the commands of assets built by an executable (trusted revisions only)")
 	cmd.Flags().Var(f, "format", "output format: text or json")
 	cmd.Flags().StringVar(&o.Config, "config", ".cdkbot.yml", "configuration whose deploy section sets waves, concurrency and require-approval (flags win)")
