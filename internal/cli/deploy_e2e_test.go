@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -30,7 +32,7 @@ type deployJSON struct {
 // manifest) and by @aws-cdk/core 1.204.0 (legacy: asset parameters, the toolkit bucket),
 // each into moto with the real bootstrap stack: publish, then every stack CREATE_COMPLETE in
 // dependency order with its resources in moto; deployed again, nothing changes and no change
-// set is created.
+// set is created; a modified template updates its stack alone.
 func TestDeployGraphEndToEnd(t *testing.T) {
 	for _, version := range []string{"aws-cdk-lib@2.276.0", "aws-cdk-core@1.204.0"} {
 		t.Run(version, func(t *testing.T) {
@@ -97,6 +99,41 @@ func TestDeployGraphEndToEnd(t *testing.T) {
 				}
 			}
 			t.Logf("second deploy: %d CloudFormation/SSM calls for 12 unchanged stacks", calls)
+
+			// A modified assembly: Web's parameter renamed (a replacement) updates Web alone.
+			changed := copyDir(t, dir)
+			tpls, _ := filepath.Glob(filepath.Join(changed, "*eb.template.json"))
+			if len(tpls) != 1 {
+				t.Fatalf("Web's template: %v", tpls)
+			}
+			raw, _ := os.ReadFile(tpls[0])
+			edited := []byte(strings.Replace(string(raw), `"Name": "/graph/web"`, `"Name": "/graph/web-v2"`, 1))
+			os.WriteFile(tpls[0], edited, 0o644)
+			// As a synth would: the template asset is content-addressed, so its new hash replaces
+			// the old one in the asset manifest and the stack's template URL.
+			before, after := sha256.Sum256(raw), sha256.Sum256(edited)
+			for _, f := range []string{"manifest.json", "Web.assets.json"} {
+				if b, err := os.ReadFile(filepath.Join(changed, f)); err == nil {
+					os.WriteFile(filepath.Join(changed, f), []byte(strings.ReplaceAll(string(b), hex.EncodeToString(before[:]), hex.EncodeToString(after[:]))), 0o644)
+				}
+			}
+			code, stdout, _ = run(t, "deploy", changed, "--format", "json", "--revision", "89abcde")
+			rep = deployJSON{}
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitOK {
+				t.Fatalf("modified: exit %d %v\n%s", code, err, stdout)
+			}
+			for _, s := range rep.Stacks {
+				want := "no changes"
+				if s.Stack == web {
+					want = "deployed"
+				}
+				if s.Result != want || (s.Stack == web && s.Status != "UPDATE_COMPLETE") {
+					t.Errorf("modified %s: %s %s", s.Stack, s.Result, s.Status)
+				}
+			}
+			if got := param("/graph/web-v2"); got != "arn:aws:sns:us-east-1:123456789012:graph-web" {
+				t.Errorf("after the update /graph/web-v2 is %s", got)
+			}
 		})
 	}
 }
