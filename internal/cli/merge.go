@@ -57,6 +57,15 @@ func deployOnMerge(ctx context.Context, streams IO, rt *ghaction.Runtime) error 
 	gh := &mergeReporter{rt: rt, client: client}
 	prs := gh.mergedPullRequests(ctx, push)
 
+	rep := &render.DeployReport{Key: "deploy/" + rt.Key(workdir), Revision: push.After, RunURL: rt.RunURL()}
+	// Whatever stops the deploy before it starts is reported like a failed deploy: on the pull
+	// requests and in the failure issue, not only in the log.
+	stopped := func(err error) error {
+		rep.Refused = "nothing deployed: " + err.Error()
+		rt.Error("cdkbot: %s", rep.Refused)
+		gh.finish(ctx, rep, prs, push, true)
+		return err
+	}
 	dir := rt.Input("assembly")
 	if dir != "" && !filepath.IsAbs(dir) {
 		dir = filepath.Join(workdir, dir)
@@ -69,14 +78,13 @@ func deployOnMerge(ctx context.Context, streams IO, rt *ghaction.Runtime) error 
 			SynthCommand: rt.Input("synth-command"), Env: os.Environ(), Log: streams.Out})
 		rt.EndGroup()
 		if err != nil {
-			return &inputError{err}
+			return stopped(&inputError{err})
 		}
 	}
 	a, err := loadAssembly(dir)
 	if err != nil {
-		return err
+		return stopped(err)
 	}
-	rep := &render.DeployReport{Key: "deploy/" + rt.Key(workdir), Revision: push.After, RunURL: rt.RunURL()}
 	if rep.Unreviewed, err = gh.unreviewed(ctx, a, prs, push.After); err != nil {
 		return err
 	}
@@ -100,7 +108,7 @@ func deployOnMerge(ctx context.Context, streams IO, rt *ghaction.Runtime) error 
 	}
 	set, err := deploySettings(config, rt.Input("config") != "")
 	if err != nil {
-		return err
+		return stopped(err)
 	}
 	o := deployOptions{Dir: dir, Revision: push.After, Concurrency: 4, Waves: DefaultWaves, RequireApproval: "never",
 		OutputsFile: filepath.Join(runnerTemp(), "cdkbot-outputs.json")}

@@ -114,6 +114,13 @@ func TestActionDeploysOnMerge(t *testing.T) {
 	if d := gh.Deployments[len(gh.Deployments)-1]; strings.Join(d.States, ",") != "in_progress,failure" {
 		t.Errorf("failed deployment: %+v", d)
 	}
+	// An assembly that cannot be read stops the deploy before it starts, reported the same way.
+	t.Setenv("INPUT_ASSEMBLY", filepath.Join(t.TempDir(), "missing"))
+	code, stdout, _ = run(t, "action")
+	if code != ExitUsage || len(gh.Comments[500]) != 2 || !strings.Contains(gh.Comments[500][1].Body, "did not deploy") ||
+		!strings.Contains(gh.Comments[8][len(gh.Comments[8])-1].Body, "nothing deployed: ") {
+		t.Errorf("unreadable assembly: exit %d, issue comments %d\n%s", code, len(gh.Comments[500]), stdout)
+	}
 	if !strings.Contains(gh.Issues[0].Body, "merged by #7, #8") || !strings.Contains(gh.Issues[0].Body, "https://github.com/acme/shop/actions/runs/77") {
 		t.Errorf("issue body:\n%s", gh.Issues[0].Body)
 	}

@@ -155,7 +155,7 @@ func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, err
 			if err := d.deleteFailed(ctx, cfn, s.StackName); err != nil {
 				return done(err)
 			}
-			deployed = nil
+			deployed, exists = nil, false // gone, with its change sets
 		case cfntypes.StackStatusReviewInProgress:
 			deployed = nil // created by a change set never executed: still a creation
 		}
