@@ -65,23 +65,6 @@ func buildDemoRepo(dir string) error {
 	if err != nil {
 		return err
 	}
-	copyTree := func(src, dst string) error {
-		return fs.WalkDir(demoFS, src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel := p[len(src):]
-			target := filepath.Join(dst, filepath.FromSlash(rel))
-			if d.IsDir() {
-				return os.MkdirAll(target, 0o755)
-			}
-			b, err := demoFS.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(target, b, 0o644)
-		})
-	}
 	when := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	steps := []struct{ variant, message string }{
 		{"before", "shop: network, data and service stacks"},
@@ -106,7 +89,11 @@ func buildDemoRepo(dir string) error {
 		if err := os.RemoveAll(filepath.Join(dir, "cdk.out")); err != nil {
 			return err
 		}
-		if err := copyTree("demo/"+step.variant, filepath.Join(dir, "cdk.out")); err != nil {
+		variant, err := fs.Sub(demoFS, "demo/"+step.variant)
+		if err != nil {
+			return err
+		}
+		if err := os.CopyFS(filepath.Join(dir, "cdk.out"), variant); err != nil {
 			return err
 		}
 		sig := object.Signature{Name: "Demo Developer", Email: "dev@example.com", When: when.Add(time.Duration(i) * time.Hour)}
