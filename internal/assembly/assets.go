@@ -2,7 +2,8 @@ package assembly
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // AssetManifest is a cdk:asset-manifest artifact: the files and images to publish before the
@@ -165,7 +166,7 @@ type LegacyAsset struct {
 // They are validated at load time, so decoding cannot fail here.
 func (s *Stack) LegacyAssets() []LegacyAsset {
 	var out []LegacyAsset
-	for _, p := range sortedKeys(s.Metadata) {
+	for _, p := range slices.Sorted(maps.Keys(s.Metadata)) {
 		for _, e := range s.Metadata[p] {
 			if e.Type != MetadataAsset {
 				continue
@@ -183,19 +184,10 @@ func (s *Stack) LegacyAssets() []LegacyAsset {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // sortedValues turns a map keyed by id into a slice sorted by id, with the id set on each value.
 func sortedValues[V any](m map[string]V, setID func(*V, string)) []V {
 	out := make([]V, 0, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		setID(&v, k)
 		out = append(out, v)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -104,7 +106,7 @@ func (l *loader) load(dir, stagePath string, depth int) (*Assembly, error) {
 	}
 
 	var c collector
-	ids := sortedKeys(m.Artifacts)
+	ids := slices.Sorted(maps.Keys(m.Artifacts))
 	for _, id := range ids {
 		c.add(l.artifact(a, file, id, m.Artifacts[id], depth))
 	}
@@ -188,7 +190,7 @@ func tolerateUnknownTypes(file string, obj map[string]any) (map[string]any, []Wa
 	}
 	var warnings []Warning
 	var copied map[string]any
-	for _, id := range sortedKeys(arts) {
+	for _, id := range slices.Sorted(maps.Keys(arts)) {
 		art, ok := arts[id].(map[string]any)
 		if !ok {
 			continue
@@ -230,7 +232,7 @@ func (l *loader) validateManifest(obj map[string]any) []Issue {
 	var issues []Issue
 	covered := map[string]bool{}
 	if arts, ok := obj["artifacts"].(map[string]any); ok {
-		for _, id := range sortedKeys(arts) {
+		for _, id := range slices.Sorted(maps.Keys(arts)) {
 			art, _ := arts[id].(map[string]any)
 			typ, _ := art["type"].(string)
 			props, has := art["properties"]
@@ -436,7 +438,7 @@ func (l *loader) additionalMetadata(a *Assembly, file, ptr, name string) (map[st
 // legacyAssetPaths checks the source paths of aws:cdk:asset metadata entries.
 func (l *loader) legacyAssetPaths(a *Assembly, file, base string, md map[string][]MetadataEntry) error {
 	var c collector
-	for _, cpath := range sortedKeys(md) {
+	for _, cpath := range slices.Sorted(maps.Keys(md)) {
 		for i, e := range md[cpath] {
 			if e.Type != MetadataAsset {
 				continue
@@ -489,7 +491,7 @@ func (l *loader) assetManifest(a *Assembly, rel string) (*AssetManifest, error) 
 	}
 	m := &AssetManifest{File: rel, Version: w.Version}
 	var c collector
-	for _, id := range sortedKeys(w.Files) {
+	for _, id := range slices.Sorted(maps.Keys(w.Files)) {
 		f := w.Files[id]
 		ptr := pointer([]string{"files", id, "source"})
 		switch {
@@ -505,7 +507,7 @@ func (l *loader) assetManifest(a *Assembly, rel string) (*AssetManifest, error) 
 		m.Files = append(m.Files, FileAsset{ID: id, DisplayName: f.DisplayName, Source: f.Source,
 			Destinations: sortedValues(f.Destinations, func(d *FileDestination, k string) { d.ID = k })})
 	}
-	for _, id := range sortedKeys(w.DockerImages) {
+	for _, id := range slices.Sorted(maps.Keys(w.DockerImages)) {
 		img := w.DockerImages[id]
 		ptr := pointer([]string{"dockerImages", id, "source"})
 		switch {
@@ -536,7 +538,7 @@ func featureFlagReport(file, id string, props json.RawMessage) (FeatureFlagRepor
 		return FeatureFlagReport{}, err
 	}
 	r := FeatureFlagReport{ArtifactID: id, Module: p.Module}
-	for _, name := range sortedKeys(p.Flags) {
+	for _, name := range slices.Sorted(maps.Keys(p.Flags)) {
 		var f featureFlagJSON
 		if err := decodeTyped(file, p.Flags[name], &f); err != nil {
 			return FeatureFlagReport{}, err
@@ -551,7 +553,7 @@ func featureFlagReport(file, id string, props json.RawMessage) (FeatureFlagRepor
 // they form no cycle: the deploy order is derived from them.
 func (l *loader) checkDependencies(file string, arts map[string]artifactJSON) error {
 	var c collector
-	for _, id := range sortedKeys(arts) {
+	for _, id := range slices.Sorted(maps.Keys(arts)) {
 		for i, dep := range arts[id].Dependencies {
 			if _, ok := arts[dep]; !ok {
 				c.add(newError(file, pointer([]string{"artifacts", id, "dependencies", fmt.Sprint(i)}),
@@ -606,7 +608,7 @@ func findCycle(arts map[string]artifactJSON) []string {
 		state[id] = done
 		return nil
 	}
-	for _, id := range sortedKeys(arts) {
+	for _, id := range slices.Sorted(maps.Keys(arts)) {
 		if state[id] == unvisited {
 			if cyc := visit(id); cyc != nil {
 				return cyc

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -296,7 +298,7 @@ type Message struct {
 // Messages returns the stack's synth-time annotations, sorted by path.
 func (s *Stack) Messages() []Message {
 	var out []Message
-	for _, p := range sortedKeys(s.Metadata) {
+	for _, p := range slices.Sorted(maps.Keys(s.Metadata)) {
 		for _, e := range s.Metadata[p] {
 			level := ""
 			switch e.Type {

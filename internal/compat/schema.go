@@ -2,8 +2,10 @@ package compat
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,17 +25,17 @@ func CompareSchemas(old, new any) ([]Change, error) {
 		return nil, err
 	}
 	c := &comparer{old: o, new: n, seen: map[[2]string]bool{}}
-	for _, name := range sortedKeys(o.defs) {
+	for _, name := range slices.Sorted(maps.Keys(o.defs)) {
 		if _, ok := n.defs[name]; !ok {
 			c.add("#/definitions/"+escape(name), Removed, fmt.Sprintf("definition %s was removed", name))
 		}
 	}
-	for _, name := range sortedKeys(n.defs) {
+	for _, name := range slices.Sorted(maps.Keys(n.defs)) {
 		if _, ok := o.defs[name]; !ok {
 			c.add("#/definitions/"+escape(name), AddedType, fmt.Sprintf("definition %s was added", name))
 		}
 	}
-	for _, name := range sortedKeys(o.defs) {
+	for _, name := range slices.Sorted(maps.Keys(o.defs)) {
 		if nd, ok := n.defs[name]; ok {
 			c.seen[[2]string{name, name}] = true
 			c.node("#/definitions/"+escape(name), o.defs[name], nd)
@@ -68,7 +70,7 @@ func newSchemaDoc(name string, v any) (*schemaDoc, error) {
 	if err := d.checkRefs("#", root); err != nil {
 		return nil, err
 	}
-	for _, name := range sortedKeys(d.defs) {
+	for _, name := range slices.Sorted(maps.Keys(d.defs)) {
 		if _, err := d.resolve("#/definitions/"+escape(name), map[string]any{"$ref": "#/definitions/" + escape(name)}); err != nil {
 			return nil, err
 		}
@@ -91,7 +93,7 @@ func (d *schemaDoc) checkRefs(path string, v any) error {
 				return err
 			}
 		}
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			sub := path + "/" + escape(k)
 			switch k {
 			case "properties", "patternProperties", "definitions":
@@ -99,7 +101,7 @@ func (d *schemaDoc) checkRefs(path string, v any) error {
 				if !ok {
 					return fmt.Errorf("%s schema: %s: %s is %s, not an object", d.name, sub, k, jsonKind(x[k]))
 				}
-				for _, name := range sortedKeys(m) {
+				for _, name := range slices.Sorted(maps.Keys(m)) {
 					if err := d.checkRefs(sub+"/"+escape(name), m[name]); err != nil {
 						return err
 					}
@@ -304,7 +306,7 @@ func (c *comparer) types(path string, om, nm map[string]any) {
 }
 
 func setText(s map[string]bool) string {
-	keys := sortedKeys(s)
+	keys := slices.Sorted(maps.Keys(s))
 	if len(keys) == 1 {
 		return keys[0]
 	}
@@ -372,12 +374,12 @@ func (c *comparer) properties(path string, om, nm map[string]any) {
 	np, _ := nm["properties"].(map[string]any)
 	oreq, nreq := requiredSet(om), requiredSet(nm)
 	var removed, added []string
-	for _, k := range sortedKeys(op) {
+	for _, k := range slices.Sorted(maps.Keys(op)) {
 		if _, ok := np[k]; !ok {
 			removed = append(removed, k)
 		}
 	}
-	for _, k := range sortedKeys(np) {
+	for _, k := range slices.Sorted(maps.Keys(np)) {
 		if _, ok := op[k]; !ok {
 			added = append(added, k)
 		}
@@ -412,7 +414,7 @@ func (c *comparer) properties(path string, om, nm map[string]any) {
 			c.add(path+"/properties/"+escape(a), AddedOptional, fmt.Sprintf("new optional property %s", a))
 		}
 	}
-	for _, k := range sortedKeys(op) {
+	for _, k := range slices.Sorted(maps.Keys(op)) {
 		if _, ok := np[k]; !ok {
 			continue
 		}
@@ -425,7 +427,7 @@ func (c *comparer) properties(path string, om, nm map[string]any) {
 		c.node(path+"/properties/"+escape(k), op[k], np[k])
 	}
 	// Required names without a property schema.
-	for _, k := range sortedKeys(nreq) {
+	for _, k := range slices.Sorted(maps.Keys(nreq)) {
 		if _, inProps := np[k]; !inProps && !oreq[k] {
 			c.add(path+"/required", MadeRequired, fmt.Sprintf("property %s is now required", k))
 		}
@@ -548,14 +550,14 @@ func branchName(v any, i int) string {
 func (c *comparer) patterns(path string, om, nm map[string]any) {
 	op, _ := om["patternProperties"].(map[string]any)
 	np, _ := nm["patternProperties"].(map[string]any)
-	for _, k := range sortedKeys(op) {
+	for _, k := range slices.Sorted(maps.Keys(op)) {
 		if nv, ok := np[k]; ok {
 			c.node(path+"/patternProperties/"+escape(k), op[k], nv)
 		} else {
 			c.add(path+"/patternProperties/"+escape(k), Removed, fmt.Sprintf("pattern property %s was removed", k))
 		}
 	}
-	for _, k := range sortedKeys(np) {
+	for _, k := range slices.Sorted(maps.Keys(np)) {
 		if _, ok := op[k]; !ok {
 			c.add(path+"/patternProperties/"+escape(k), AddedOptional, fmt.Sprintf("pattern property %s was added", k))
 		}

@@ -2,18 +2,8 @@ package compat
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 )
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 var (
 	pointerEscape   = strings.NewReplacer("~", "~0", "/", "~1")
