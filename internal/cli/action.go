@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,38 +10,26 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/go-github/v60/github"
 	"github.com/spf13/cobra"
 
+	"github.com/cdkbot/cdkbot/internal/action"
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/deployplan"
 	"github.com/cdkbot/cdkbot/internal/ghaction"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
+	"github.com/cdkbot/cdkbot/internal/gitrepo"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
+	"github.com/cdkbot/cdkbot/internal/synth"
 )
-
-// summaryLimit is GitHub's job summary size limit.
-const summaryLimit = 1 << 20
-
-// commentBudgets are tried in turn until GitHub accepts the comment.
-var commentBudgets = []int{render.GitHubCommentLimit - 1024, 32 << 10, 16 << 10, 8 << 10}
-
-// savedReport is the report file: what was reviewed and the comment, so a trusted workflow can
-// post it for a fork's pull request.
-type savedReport struct {
-	PullRequest int             `json:"pullRequest"`
-	Key         string          `json:"key"`
-	Comment     string          `json:"comment"`
-	Failed      bool            `json:"failed"`
-	Review      json.RawMessage `json:"review"`
-}
 
 func newActionCommand(streams IO) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "action",
-		Short: "Run as the GitHub Action: review pull requests, deploy merges (inputs and event from the Actions environment)",
+		Short: "Run as the GitHub Action: review pull requests and merge queues, deploy merges (inputs and event from the Actions environment)",
 		Args:  exactArgs(0, "no arguments (inputs come from the workflow)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAction(cmd.Context(), streams)
+			return actionError(runAction(cmd.Context(), streams))
 		},
 	}
 	var reportFile string
@@ -51,12 +38,33 @@ func newActionCommand(streams IO) *cobra.Command {
 		Short: "Post a saved review as the sticky comment (from a trusted workflow_run job, for pull requests from forks)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runActionComment(cmd.Context(), streams, reportFile)
+			return actionError(runActionComment(cmd.Context(), streams, reportFile))
 		},
 	}
 	comment.Flags().StringVar(&reportFile, "report", "", "the report file a review wrote (output report-file)")
 	cmd.AddCommand(comment)
 	return cmd
+}
+
+// actionError maps the flows' errors to the exit-code table.
+func actionError(err error) error {
+	var in *action.InputError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, action.ErrBlocked):
+		return &verdictError{}
+	case errors.As(err, &in):
+		return &inputError{err}
+	}
+	return err
+}
+
+// actionRun is what every flow is wired from: the runtime, its inputs and the GitHub client.
+type actionRun struct {
+	streams IO
+	rt      *ghaction.Runtime
+	workdir string
 }
 
 func runAction(ctx context.Context, streams IO) error {
@@ -65,187 +73,183 @@ func runAction(ctx context.Context, streams IO) error {
 		return usagef("%v", err)
 	}
 	rt.Mask(rt.Input("github-token"))
+	r := &actionRun{streams: streams, rt: rt, workdir: rt.Input("working-directory")}
+	if r.workdir == "" {
+		r.workdir = "."
+	}
 	switch ev := rt.EventName(); ev {
 	case "pull_request", "pull_request_target":
-		return reviewPullRequest(ctx, streams, rt)
-	case "issue_comment":
-		body, number, ok := rt.IssueComment()
-		if !ok || !strings.HasPrefix(strings.TrimSpace(body), "/cdkbot review") {
-			rt.Notice("cdkbot: the comment is not `/cdkbot review` on a pull request; nothing to do")
-			return nil
+		pr, ok := rt.PullRequest()
+		if !ok {
+			return usagef("the %s event has no pull_request payload", ev)
 		}
-		client, err := newGitHub(rt)
+		d, gate, err := r.reviewDeps(ctx)
 		if err != nil {
 			return err
 		}
-		pr, err := client.PullRequest(ctx, number)
-		if err != nil {
-			return &operationError{err}
+		defer d.Reviewer.(*actionReviewer).cleanup()
+		return action.ReviewPullRequest(ctx, d, action.PullRequestReview{Event: ev, CheckedOut: rt.SHA(), Key: rt.Key(r.workdir),
+			Comment: rt.Input("comment"), Gate: gate, PR: action.PullRequest{Number: pr.Number, Author: pr.Author, HeadSHA: pr.HeadSHA,
+				BaseSHA: pr.BaseSHA, MergeCommitSHA: pr.MergeCommitSHA, Labels: pr.Labels, Fork: pr.Fork}})
+	case "issue_comment":
+		body, number, ok := rt.IssueComment()
+		if !ok {
+			rt.Notice("cdkbot: the comment is not on a pull request; nothing to do")
+			return nil
 		}
-		rt.SetPullRequest(&ghaction.PullRequest{Number: pr.Number, HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Labels: pr.Labels, Fork: pr.Fork})
-		return reviewPullRequest(ctx, streams, rt)
+		d, gate, err := r.reviewDeps(ctx)
+		if err != nil {
+			return err
+		}
+		defer d.Reviewer.(*actionReviewer).cleanup()
+		return action.ReviewCommand(ctx, d, body, number, action.PullRequestReview{Key: rt.Key(r.workdir), Comment: rt.Input("comment"), Gate: gate})
+	case "merge_group":
+		mg, ok := rt.MergeGroup()
+		if !ok {
+			return usagef("the merge_group event has no merge_group payload")
+		}
+		d, gate, err := r.reviewDeps(ctx)
+		if err != nil {
+			return err
+		}
+		defer d.Reviewer.(*actionReviewer).cleanup()
+		return action.ReviewMergeGroup(ctx, d, action.MergeGroupReview{Action: mg.Action, BaseSHA: mg.BaseSHA, HeadSHA: mg.HeadSHA,
+			HeadRef: mg.HeadRef, Key: rt.Key(r.workdir), Gate: gate})
 	case "push":
-		return deployOnMerge(ctx, streams, rt)
+		return r.deploy(ctx)
 	default:
-		rt.Notice("cdkbot: nothing to do for the %q event (cdkbot reviews pull_request and pull_request_target, and deploys on push to the default branch)", ev)
+		rt.Notice("cdkbot: nothing to do for the %q event (cdkbot reviews pull_request, pull_request_target and merge_group, "+
+			"answers `/cdkbot review` comments, and deploys on push to the default branch)", ev)
 		return nil
 	}
 }
 
-func reviewPullRequest(ctx context.Context, streams IO, rt *ghaction.Runtime) error {
-	pr, ok := rt.PullRequest()
-	if !ok {
-		return usagef("the %s event has no pull_request payload", rt.EventName())
+// path resolves an input path against the working directory.
+func (r *actionRun) path(name string) string {
+	v := r.rt.Input(name)
+	if v != "" && !filepath.IsAbs(v) {
+		v = filepath.Join(r.workdir, v)
 	}
-	workdir := rt.Input("working-directory")
-	if workdir == "" {
-		workdir = "."
+	return v
+}
+
+func (r *actionRun) gate() (action.Gate, error) {
+	rule, err := action.ParseApprovalRule(r.rt.Input("approval"))
+	if err != nil {
+		return action.Gate{}, usagef("%v", err)
 	}
-	in := func(name string) string {
-		v := rt.Input(name)
-		if v != "" && !filepath.IsAbs(v) {
-			v = filepath.Join(workdir, v)
-		}
-		return v
-	}
-	opts := reviewOptions{BaseAssembly: in("base-assembly"), HeadAssembly: in("head-assembly"), Config: in("config"), Repo: workdir,
-		OverrideLabel: rt.Input("override-label"), Labels: pr.Labels, Key: rt.Key(workdir), HeadSHA: pr.HeadSHA, FailOn: review.DefaultFailOn}
-	if opts.HeadAssembly == "" {
-		// Review the pull request's commits from the checkout, synthesizing each (fetch-depth: 0
-		// makes the base commit available). pull_request_target runs with a write token, so pull
-		// request code is never executed there: it needs pre-synthesized assemblies.
-		opts.Base, opts.Head, opts.AssemblyDir = pr.BaseSHA, pr.HeadSHA, "cdk.out"
-		opts.InstallCommand, opts.SynthCommand = rt.Input("install-command"), rt.Input("synth-command")
-		opts.NoSynth, opts.Log = rt.EventName() != "pull_request", streams.Out
-		if opts.NoSynth {
-			rt.Warning("cdkbot: %s runs with a write token, so pull request code is never run; pass base-assembly and head-assembly synthesized by a trusted job", rt.EventName())
+	annotate := "cdk.json"
+	if root, err := gitrepo.Open(r.workdir); err == nil {
+		if abs, err := filepath.Abs(r.workdir); err == nil {
+			if rel, err := filepath.Rel(root.Root(), abs); err == nil && !strings.HasPrefix(rel, "..") {
+				annotate = filepath.ToSlash(filepath.Join(rel, "cdk.json"))
+			}
 		}
 	}
+	return action.Gate{CheckName: r.rt.Input("check-name"), OverrideLabel: r.rt.Input("override-label"), Approval: rule,
+		AnnotationPath: annotate, RunURL: r.rt.RunURL()}, nil
+}
+
+func (r *actionRun) github() (*githubapi.Client, error) {
+	token := r.rt.Input("github-token")
+	if token == "" {
+		return nil, usagef("input github-token is empty; pass ${{ github.token }} or a token that can comment")
+	}
+	owner, repo := r.rt.Repo()
+	return githubapi.New(githubapi.Options{Token: token, APIURL: r.rt.APIURL(), GraphQLURL: r.rt.GraphQLURL(), Owner: owner, Repo: repo})
+}
+
+// reviewDeps wires a review: the GitHub client, the reviewer configured from the inputs, and
+// git when revisions are synthesized from the checkout.
+func (r *actionRun) reviewDeps(ctx context.Context) (action.Deps, action.Gate, error) {
+	gate, err := r.gate()
+	if err != nil {
+		return action.Deps{}, gate, err
+	}
+	gh, err := r.github()
+	if err != nil {
+		return action.Deps{}, gate, err
+	}
+	opts := reviewOptions{BaseAssembly: r.path("base-assembly"), HeadAssembly: r.path("head-assembly"), Config: r.path("config"), Repo: r.workdir,
+		OverrideLabel: r.rt.Input("override-label"), FailOn: review.DefaultFailOn, AssemblyDir: "cdk.out",
+		InstallCommand: r.rt.Input("install-command"), SynthCommand: r.rt.Input("synth-command"), Log: r.streams.Out}
 	configGiven := opts.Config != ""
 	if !configGiven {
-		opts.Config = filepath.Join(workdir, ".cdkbot.yml")
+		opts.Config = filepath.Join(r.workdir, ".cdkbot.yml")
 	}
 	if opts.OverrideLabel == "" {
 		opts.OverrideLabel = review.DefaultOverrideLabel
 	}
-	if st := rt.Input("stacks"); st != "" {
-		opts.Stacks = strings.Split(strings.ReplaceAll(st, " ", ""), ",")
+	if st := r.rt.Input("stacks"); st != "" {
+		opts.Stacks = splitList(st)
 	}
-	if f := rt.Input("fail-on"); f != "" {
-		opts.FailOn = strings.Split(strings.ReplaceAll(f, " ", ""), ",")
+	if f := r.rt.Input("fail-on"); f != "" {
+		opts.FailOn = splitList(f)
 	}
-	rep, cleanup, err := buildReview(opts, configGiven, true)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
-
-	var full, js bytes.Buffer
-	if err := render.ReviewMarkdown(&full, rep, summaryLimit); err != nil {
-		return err
-	}
-	rt.Summary(full.String())
-	if err := render.ReviewJSON(&js, rep); err != nil {
-		return err
-	}
-	body, err := commentBody(rep, commentBudgets[0])
-	if err != nil {
-		return err
-	}
-	reportPath, err := writeReport(savedReport{PullRequest: pr.Number, Key: rep.Key, Comment: body, Failed: rep.Failed(), Review: bytes.TrimSpace(js.Bytes())})
-	if err != nil {
-		return err
-	}
-	c := render.DiffReport{Stacks: rep.Stacks}.Count()
-	rt.Output("has-changes", strconv.FormatBool(c.StacksChanged > 0))
-	rt.Output("replacements", strconv.Itoa(c.Replace+c.MayReplace))
-	rt.Output("destroys", strconv.Itoa(c.Destroy))
-	rt.Output("security-broadening", strconv.FormatBool(c.Broadened))
-	rt.Output("report-file", reportPath)
-
-	switch mode := rt.Input("comment"); {
-	case mode == "off":
-	case pr.Fork && rt.EventName() == "pull_request":
-		rt.Notice("cdkbot: this pull request comes from a fork, whose token cannot comment. The review is in the job summary "+
-			"and in %s. To post it: upload that file as an artifact, and in a workflow triggered by workflow_run "+
-			"download it and run `cdkbot action comment --report FILE` with a token that can write.", reportPath)
-	default:
-		if err := postComment(ctx, rt, pr.Number, rep, mode == "new"); err != nil {
-			return err
-		}
-	}
-	if rep.Failed() {
-		for _, g := range rep.Gates {
-			if g.Failing() {
-				rt.Error("cdkbot: gate %s blocks this pull request (%d item(s)); add the label %q to approve", g.Name, len(g.Items), rep.OverrideLabel)
-			}
-		}
-		return &verdictError{}
-	}
-	return nil
-}
-
-func commentBody(rep *review.Report, budget int) (string, error) {
-	var b bytes.Buffer
-	err := render.ReviewMarkdown(&b, rep, budget)
-	return b.String(), err
-}
-
-// postComment writes the sticky comment, rendering less detail when GitHub rejects the size.
-func postComment(ctx context.Context, rt *ghaction.Runtime, number int, rep *review.Report, alwaysNew bool) error {
-	client, err := newGitHub(rt)
-	if err != nil {
-		return err
-	}
-	ours := func(body string) bool {
-		key, ok := render.MarkerKey(body)
-		return ok && key == rep.Key && !alwaysNew
-	}
-	for _, budget := range commentBudgets {
-		body, err := commentBody(rep, budget)
+	rv := &actionReviewer{opts: opts, configGiven: configGiven}
+	d := action.Deps{GitHub: gh, Runner: r.rt, Reviewer: rv, SaveReport: saveReport}
+	if !rv.UsesAssemblies() {
+		repo, err := gitrepo.Open(r.workdir)
 		if err != nil {
-			return err
+			return d, gate, usagef("%v", err)
 		}
-		res, err := client.UpsertComment(ctx, number, body, ours)
-		switch {
-		case errors.Is(err, githubapi.ErrBodyTooLarge):
-			continue
-		case cannotWrite(err):
-			rt.Warning("cdkbot: the token cannot comment on #%d (%v); the review is in the job summary", number, err)
-			return nil
-		case err != nil:
-			return &operationError{err}
+		d.Git = &gitHistory{repo: repo, log: r.streams.Out}
+	}
+	return d, gate, nil
+}
+
+func splitList(s string) []string { return strings.Split(strings.ReplaceAll(s, " ", ""), ",") }
+
+// actionReviewer is the reviewer the flows drive: `cdkbot review` configured from the inputs.
+type actionReviewer struct {
+	opts        reviewOptions
+	configGiven bool
+	cleanups    []func()
+}
+
+func (a *actionReviewer) UsesAssemblies() bool { return a.opts.HeadAssembly != "" }
+
+func (a *actionReviewer) Review(_ context.Context, req action.ReviewRequest) (*review.Report, error) {
+	o := a.opts
+	o.Key, o.HeadSHA, o.MergeSHA, o.Approvals, o.Notes = req.Key, req.HeadSHA, req.MergeSHA, req.Approvals, req.Notes
+	if a.UsesAssemblies() {
+		o.BaseSHA = req.Base
+	} else {
+		o.Base, o.Head, o.NoSynth = req.Base, req.Head, req.NoSynth
+	}
+	rep, cleanup, err := buildReview(o, a.configGiven, true)
+	a.cleanups = append(a.cleanups, cleanup)
+	return rep, err
+}
+
+func (a *actionReviewer) cleanup() {
+	for _, c := range a.cleanups {
+		c()
+	}
+}
+
+// gitHistory answers the flows' questions about history, fetching what a shallow clone lacks.
+type gitHistory struct {
+	repo *gitrepo.Repo
+	log  interface{ Write([]byte) (int, error) }
+}
+
+func (g *gitHistory) Parents(rev string) (string, []string, error) { return g.repo.Parents(rev) }
+
+func (g *gitHistory) MergeBase(a, b string) (string, error) {
+	mb, err := g.repo.MergeBase(a, b)
+	if err != nil && g.repo.Shallow() {
+		fmt.Fprintf(g.log, "cdkbot: the merge base of %s and %s is not in this shallow clone; fetching history\n", shortRev(a), shortRev(b))
+		if derr := g.repo.Deepen(); derr != nil {
+			return "", derr
 		}
-		rt.Notice("cdkbot: review comment %s (%s)", res.Action, res.URL)
-		return nil
+		return g.repo.MergeBase(a, b)
 	}
-	return &operationError{fmt.Errorf("GitHub rejected the review comment even at %d bytes", commentBudgets[len(commentBudgets)-1])}
+	return mb, err
 }
 
-func cannotWrite(err error) bool {
-	var ge *github.ErrorResponse
-	return errors.As(err, &ge) && ge.Response != nil && (ge.Response.StatusCode == 403 || ge.Response.StatusCode == 404)
-}
-
-func newGitHub(rt *ghaction.Runtime) (*githubapi.Client, error) {
-	token := rt.Input("github-token")
-	if token == "" {
-		return nil, usagef("input github-token is empty; pass ${{ github.token }} or a token that can comment")
-	}
-	owner, repo := rt.Repo()
-	login := ""
-	if strings.HasPrefix(token, "ghs_") {
-		login = "github-actions[bot]" // the Actions token comments as this bot; GET /user cannot tell
-	}
-	return githubapi.New(githubapi.Options{Token: token, APIURL: rt.APIURL(), GraphQLURL: rt.GraphQLURL(), Owner: owner, Repo: repo, Login: login})
-}
-
-func writeReport(r savedReport) (string, error) {
-	dir := os.Getenv("RUNNER_TEMP")
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	path := filepath.Join(dir, "cdkbot-report.json")
+func saveReport(r action.SavedReport) (string, error) {
+	path := filepath.Join(runnerTemp(), "cdkbot-report.json")
 	b, err := json.Marshal(r)
 	if err != nil {
 		return "", err
@@ -264,7 +268,7 @@ func runActionComment(ctx context.Context, streams IO, path string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	var r savedReport
+	var r action.SavedReport
 	if err := json.Unmarshal(raw, &r); err != nil || r.PullRequest == 0 || !strings.HasPrefix(r.Comment, render.MarkerPrefix) {
 		return &inputError{fmt.Errorf("%s is not a cdkbot report file", path)}
 	}
@@ -273,17 +277,166 @@ func runActionComment(ctx context.Context, streams IO, path string) error {
 		return usagef("%v", err)
 	}
 	rt.Mask(rt.Input("github-token"))
-	client, err := newGitHub(rt)
+	gh, err := (&actionRun{streams: streams, rt: rt}).github()
 	if err != nil {
 		return err
 	}
-	res, err := client.UpsertComment(ctx, r.PullRequest, r.Comment, func(body string) bool {
-		key, ok := render.MarkerKey(body)
-		return ok && key == r.Key
-	})
-	if err != nil {
-		return &operationError{err}
+	return action.PostSavedReport(ctx, action.Deps{GitHub: gh, Runner: rt}, r)
+}
+
+// deploy wires the merge flow: the push, the inputs, and a deployer over `cdkbot deploy`.
+func (r *actionRun) deploy(ctx context.Context) error {
+	push, ok := r.rt.Push()
+	if !ok {
+		return usagef("the push event has no ref")
 	}
-	rt.Notice("cdkbot: review comment %s on #%d (%s)", res.Action, r.PullRequest, res.URL)
+	if r.rt.Input("deploy") == "false" {
+		r.rt.Notice("cdkbot: input deploy is false: nothing deployed")
+		return nil
+	}
+	onUnreviewed := r.rt.Input("on-unreviewed")
+	if onUnreviewed == "" {
+		onUnreviewed = "warn"
+	}
+	if onUnreviewed != "warn" && onUnreviewed != "refuse" {
+		return usagef("input on-unreviewed is %q: use warn or refuse", onUnreviewed)
+	}
+	gate, err := r.gate()
+	if err != nil {
+		return err
+	}
+	gh, err := r.github()
+	if err != nil {
+		return err
+	}
+	dep := &actionDeployer{run: r, revision: push.After}
+	if err := dep.parseInputs(); err != nil {
+		return err
+	}
+	return action.DeployOnMerge(ctx, action.Deps{GitHub: gh, Runner: r.rt, Deployer: dep}, action.Merge{Branch: push.Branch,
+		DefaultBranch: push.DefaultBranch, After: push.After, Commits: push.Commits, Key: r.rt.Key(r.workdir), RunURL: r.rt.RunURL(),
+		OnUnreviewed: onUnreviewed, Gate: gate})
+}
+
+// actionDeployer is `cdkbot deploy` configured from the inputs and the configuration file.
+type actionDeployer struct {
+	run      *actionRun
+	revision string
+	dir      string // the assembly deployed
+	o        deployOptions
+	inputs   struct {
+		stacks, waves   []string
+		concurrency     int
+		requireApproval string
+	}
+	settled bool
+}
+
+func (d *actionDeployer) parseInputs() error {
+	rt := d.run.rt
+	if st := rt.Input("deploy-stacks"); st != "" {
+		d.inputs.stacks = splitList(st)
+	}
+	if w := rt.Input("waves"); w != "" {
+		d.inputs.waves = splitList(w)
+	}
+	if c := rt.Input("concurrency"); c != "" {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 1 {
+			return usagef("input concurrency is %q: give a number of stacks, at least 1", c)
+		}
+		d.inputs.concurrency = n
+	}
+	switch ra := rt.Input("require-approval"); ra {
+	case "", "never", "broadening":
+		d.inputs.requireApproval = ra
+	default:
+		return usagef("input require-approval is %q: use never or broadening", ra)
+	}
 	return nil
+}
+
+func (d *actionDeployer) Assembly(ctx context.Context) (*assembly.Assembly, error) {
+	dir := d.run.path("assembly")
+	if dir == "" {
+		// The merged commit is trusted (it passed review and merge): synthesize the checkout.
+		dir = filepath.Join(runnerTemp(), "cdkbot-deploy.out")
+		d.run.rt.Group("cdkbot: synthesizing " + shortRev(d.revision))
+		err := synth.Run(ctx, synth.Options{Dir: d.run.workdir, OutDir: dir, InstallCommand: d.run.rt.Input("install-command"),
+			SynthCommand: d.run.rt.Input("synth-command"), Env: os.Environ(), Log: d.run.streams.Out})
+		d.run.rt.EndGroup()
+		if err != nil {
+			return nil, &inputError{err}
+		}
+	}
+	d.dir = dir
+	return loadAssembly(dir)
+}
+
+// RequireApproval settles the deploy options: inputs win over the configuration file's deploy
+// section, which wins over the defaults.
+func (d *actionDeployer) RequireApproval() (string, error) {
+	if d.settled {
+		return d.o.RequireApproval, nil
+	}
+	config := d.run.path("config")
+	if config == "" {
+		config = filepath.Join(d.run.workdir, ".cdkbot.yml")
+	}
+	set, err := deploySettings(config, d.run.rt.Input("config") != "")
+	if err != nil {
+		return "", err
+	}
+	o := deployOptions{Revision: d.revision, Concurrency: 4, Waves: DefaultWaves, RequireApproval: "never",
+		OutputsFile: filepath.Join(runnerTemp(), "cdkbot-outputs.json")}
+	if len(set.Waves) > 0 {
+		o.Waves = set.Waves
+	}
+	if set.Concurrency > 0 {
+		o.Concurrency = set.Concurrency
+	}
+	if set.RequireApproval != "" {
+		o.RequireApproval = set.RequireApproval
+	}
+	o.Stacks = d.inputs.stacks
+	if len(d.inputs.waves) > 0 {
+		o.Waves = d.inputs.waves
+	}
+	if d.inputs.concurrency > 0 {
+		o.Concurrency = d.inputs.concurrency
+	}
+	if d.inputs.requireApproval != "" {
+		o.RequireApproval = d.inputs.requireApproval
+	}
+	d.o, d.settled = o, true
+	return o.RequireApproval, nil
+}
+
+func (d *actionDeployer) Deploy(ctx context.Context, a *assembly.Assembly, approved bool, onPlan func(*deployplan.Plan)) (*render.DeployReport, error) {
+	if _, err := d.RequireApproval(); err != nil {
+		return nil, err
+	}
+	o := d.o
+	o.Dir = d.dir
+	if approved {
+		o.RequireApproval = "never"
+	}
+	o.OnPlan = onPlan
+	rep, err := deployAssembly(ctx, d.run.streams, a, o, d.run.rt)
+	d.run.rt.Output("outputs-file", o.OutputsFile)
+	return rep, err
+}
+
+func runnerTemp() string {
+	if d := os.Getenv("RUNNER_TEMP"); d != "" {
+		return d
+	}
+	return os.TempDir()
+}
+
+func shortRev(s string) string {
+	if len(s) > 7 {
+		return s[:7]
+	}
+	return s
 }

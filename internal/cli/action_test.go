@@ -1,87 +1,202 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
+	"github.com/cdkbot/cdkbot/internal/testutil/ghspec"
 )
 
 const actionToken = "ghs_actiontoken0123456789"
 
+// realEvent writes the first real payload of event with action (@octokit/webhooks-examples)
+// with patch applied, and returns its path: the action parses what GitHub really sends.
+func realEvent(t *testing.T, event, action string, patch func(p map[string]any)) string {
+	t.Helper()
+	for _, h := range ghspec.Webhooks(t, event) {
+		if action != "" && h.Action != action {
+			continue
+		}
+		var p map[string]any
+		if err := json.Unmarshal(h.Payload, &p); err != nil {
+			t.Fatal(err)
+		}
+		set(p, "repository.full_name", "acme/shop")
+		set(p, "repository.name", "shop")
+		set(p, "repository.owner.login", "acme")
+		if patch != nil {
+			patch(p)
+		}
+		path := filepath.Join(t.TempDir(), event+".json")
+		writeJSONFile(t, path, p)
+		return path
+	}
+	t.Fatalf("no %s/%s example", event, action)
+	return ""
+}
+
+// set assigns a dotted path in a JSON object, creating objects on the way.
+func set(m map[string]any, path string, v any) {
+	keys := strings.Split(path, ".")
+	for _, k := range keys[:len(keys)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[keys[len(keys)-1]] = v
+}
+
+// prEvent is a real pull_request payload for #42 by dev, head h, base b.
+func prEvent(t *testing.T, action, head, base string, labels ...string) string {
+	return realEvent(t, "pull_request", action, func(p map[string]any) {
+		p["number"] = 42
+		set(p, "pull_request.number", 42)
+		set(p, "pull_request.user.login", "dev")
+		set(p, "pull_request.head.sha", head)
+		set(p, "pull_request.base.sha", base)
+		set(p, "pull_request.head.repo.full_name", "acme/shop")
+		set(p, "pull_request.head.repo.fork", false)
+		set(p, "pull_request.base.repo.full_name", "acme/shop")
+		set(p, "pull_request.merge_commit_sha", nil)
+		var ls []any
+		for _, l := range labels {
+			ls = append(ls, map[string]any{"name": l})
+		}
+		set(p, "pull_request.labels", ls)
+	})
+}
+
 // actionEnv sets up a GitHub Actions environment for one event.
-func actionEnv(t *testing.T, srv *ghserver.Server, event, payload string) (output, summary string) {
+func actionEnv(t *testing.T, srv *ghserver.Server, token, event, payload string) (output, summary string) {
 	t.Helper()
 	dir := t.TempDir()
 	output, summary = filepath.Join(dir, "output"), filepath.Join(dir, "summary")
-	abs, _ := filepath.Abs(filepath.Join("testdata", "events", payload))
 	demo, _ := filepath.Abs("demo")
 	for k, v := range map[string]string{
-		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": abs, "GITHUB_REPOSITORY": "acme/shop",
-		"GITHUB_API_URL": srv.URL, "GITHUB_GRAPHQL_URL": srv.URL + "/graphql", "GITHUB_SERVER_URL": "https://github.com",
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": payload, "GITHUB_REPOSITORY": "acme/shop",
+		"GITHUB_API_URL": srv.APIURL(), "GITHUB_GRAPHQL_URL": srv.GraphQLURL(), "GITHUB_SERVER_URL": "https://github.com", "GITHUB_SHA": "",
 		"GITHUB_WORKFLOW": "cdk", "GITHUB_JOB": "review", "GITHUB_RUN_ID": "77", "GITHUB_OUTPUT": output, "GITHUB_STEP_SUMMARY": summary,
-		"RUNNER_TEMP": dir, "INPUT_GITHUB-TOKEN": actionToken, "INPUT_WORKING-DIRECTORY": demo,
+		"RUNNER_TEMP": dir, "INPUT_GITHUB-TOKEN": token, "INPUT_WORKING-DIRECTORY": demo,
 		"INPUT_BASE-ASSEMBLY": "before", "INPUT_HEAD-ASSEMBLY": "after", "INPUT_COMMENT": "", "INPUT_CONFIG": "", "INPUT_FAIL-ON": "",
-		"INPUT_OVERRIDE-LABEL": "",
+		"INPUT_OVERRIDE-LABEL": "", "INPUT_APPROVAL": "", "INPUT_CHECK-NAME": "",
 	} {
 		t.Setenv(k, v)
 	}
 	return output, summary
 }
 
-func TestActionPullRequests(t *testing.T) {
+// A pull request with a destructive change, through every token kind: the check run fails and
+// one comment is written; the author's own label does not approve; a maintainer's label does,
+// and the comment names who approved. Two runs with the same review leave the comment alone.
+func TestActionPullRequestsForEveryTokenKind(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		flavour ghspec.Flavour
+		token   string
+		who     ghserver.Identity
+	}{
+		{"Actions token", ghspec.DotCom, actionToken, ghserver.ActionsToken},
+		{"App installation token", ghspec.DotCom, "ghs_apptoken", ghserver.AppToken},
+		{"personal access token", ghspec.DotCom, "github_pat_11ABC", ghserver.PAT},
+		{"GHES", ghspec.GHES, "ghs_ghes", ghserver.ActionsToken},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := ghserver.NewWith(t, ghserver.Options{Flavour: c.flavour, Tokens: map[string]ghserver.Identity{c.token: c.who}})
+			srv.Permissions["dev"], srv.Permissions["bob"] = "write", "maintain"
+
+			output, summary := actionEnv(t, srv, c.token, "pull_request", prEvent(t, "opened", "4678020cb068", "9f2c1a0b7d4e"))
+			code, stdout, stderr := run(t, "action")
+			if code != ExitVerdict {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitVerdict, stdout, stderr)
+			}
+			if len(srv.Comments[42]) != 1 || !strings.HasPrefix(srv.Comments[42][0].Body, `<!-- cdkbot:{"tool":"cdkbot","key":"cdk/review/`) ||
+				srv.Comments[42][0].User != c.who.REST() {
+				t.Fatalf("comment: %+v", srv.Comments[42])
+			}
+			if len(srv.CheckRuns) != 1 || srv.CheckRuns[0].Name != "cdkbot" || srv.CheckRuns[0].HeadSHA != "4678020cb068" ||
+				srv.CheckRuns[0].Conclusion != "failure" || !strings.Contains(srv.CheckRuns[0].Title, "blocked") ||
+				len(srv.CheckRuns[0].Annotations) == 0 || strings.Contains(srv.CheckRuns[0].Summary, "<!-- cdkbot") {
+				t.Errorf("check run: %+v", srv.CheckRuns)
+			}
+			if !strings.Contains(stdout, "::error::cdkbot: gate destroy-stateful blocks this change") {
+				t.Errorf("no error annotation:\n%s", stdout)
+			}
+			if strings.Count(stdout, c.token) != 1 || !strings.Contains(stdout, "::add-mask::"+c.token) {
+				t.Errorf("the token must be masked first and appear nowhere else:\n%s", stdout)
+			}
+			out, _ := os.ReadFile(output)
+			for _, want := range []string{"has-changes", "true", "replacements", "destroys", "security-broadening", "report-file"} {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("outputs lack %q:\n%s", want, out)
+				}
+			}
+			if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), "### cdkbot review:") {
+				t.Error("no job summary")
+			}
+
+			// The author labels their own change: it does not count, and the comment says why.
+			srv.LabelEvents[42] = []ghserver.LabelEvent{{Label: "cdkbot/approve-destructive", Actor: "dev"}}
+			actionEnv(t, srv, c.token, "pull_request", prEvent(t, "labeled", "4678020cb068", "9f2c1a0b7d4e", "cdkbot/approve-destructive"))
+			if code, stdout, _ = run(t, "action"); code != ExitVerdict {
+				t.Fatalf("self-approval: exit %d\n%s", code, stdout)
+			}
+			if body := srv.Body(42); len(srv.Comments[42]) != 1 || !strings.Contains(body, "The approval by dev \\(label cdkbot/approve-destructive\\) does not count: dev is the pull request's author") {
+				t.Errorf("self-approval comment:\n%s", body)
+			}
+
+			// A maintainer labels it: approved, the same comment edited, the check run passes.
+			srv.LabelEvents[42] = append(srv.LabelEvents[42], ghserver.LabelEvent{Label: "cdkbot/approve-destructive", Actor: "bob"})
+			code, stdout, _ = run(t, "action")
+			if code != ExitOK {
+				t.Fatalf("approved: exit %d\n%s", code, stdout)
+			}
+			body := srv.Body(42)
+			if len(srv.Comments[42]) != 1 || !strings.Contains(body, "approved by bob \\(label cdkbot/approve-destructive\\)") {
+				t.Errorf("approved comment (%d comments):\n%s", len(srv.Comments[42]), body)
+			}
+			if last := srv.CheckRuns[len(srv.CheckRuns)-1]; last.Conclusion != "success" || last.Annotations[0]["annotation_level"] != "warning" {
+				t.Errorf("approved check run: %+v", last)
+			}
+			// Again, unchanged: no edit.
+			edits := srv.Count("issues/update-comment")
+			if code, _, _ = run(t, "action"); code != ExitOK || srv.Count("issues/update-comment") != edits || len(srv.Comments[42]) != 1 {
+				t.Errorf("a rerun edited or added a comment: exit %d, %d edits before, %d after", code, edits, srv.Count("issues/update-comment"))
+			}
+			if n := srv.Count("users/get-authenticated"); n != 0 {
+				t.Errorf("GET /user called %d times", n)
+			}
+		})
+	}
+}
+
+// A token without checks: write (403) still comments; the verdict is the exit code, with a notice.
+func TestActionCheckRunForbidden(t *testing.T) {
 	srv := ghserver.New(t, actionToken)
-	srv.Login = "github-actions[bot]"
-
-	// Opened: a comment is created, and the destructive change fails the check.
-	output, summary := actionEnv(t, srv, "pull_request", "pull_request_opened.json")
-	code, stdout, stderr := run(t, "action")
-	if code != ExitVerdict {
-		t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitVerdict, stdout, stderr)
-	}
-	if got := strings.Join(srv.Calls, "\n"); got != "GET /repos/acme/shop/issues/42/comments?per_page=100\nPOST /repos/acme/shop/issues/42/comments" {
-		t.Errorf("calls:\n%s", got)
-	}
-	if len(srv.Comments[42]) != 1 || !strings.HasPrefix(srv.Comments[42][0].Body, `<!-- cdkbot:{"tool":"cdkbot","key":"cdk/review/`) {
-		t.Fatalf("comment: %+v", srv.Comments[42])
-	}
-	if !strings.Contains(stdout, "::error::cdkbot: gate destroy-stateful blocks this pull request") {
-		t.Errorf("no error annotation:\n%s", stdout)
-	}
-	if strings.Count(stdout, actionToken) != 1 || !strings.Contains(stdout, "::add-mask::"+actionToken) {
-		t.Errorf("the token must be masked first and appear nowhere else:\n%s", stdout)
-	}
-	out, _ := os.ReadFile(output)
-	for _, want := range []string{"has-changes", "true", "replacements", "destroys", "security-broadening", "report-file"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("outputs lack %q:\n%s", want, out)
-		}
-	}
-	if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), "### cdkbot review:") {
-		t.Error("no job summary")
-	}
-
-	// Synchronize with the approval label: the same comment is edited, never duplicated.
-	n := len(srv.Calls)
-	actionEnv(t, srv, "pull_request", "pull_request_synchronize.json")
-	code, stdout, _ = run(t, "action")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s", code, stdout)
-	}
-	calls := srv.CallsSince(n)
-	if len(calls) != 2 || !strings.HasPrefix(calls[1], "PATCH /repos/acme/shop/issues/comments/") || len(srv.Comments[42]) != 1 {
-		t.Errorf("second run: %v, %d comments", calls, len(srv.Comments[42]))
-	}
-	if !strings.Contains(srv.Comments[42][0].Body, "overrode it") {
-		t.Error("the comment does not say the label overrode the gate")
+	srv.Fail["POST /repos/acme/shop/check-runs"] = []ghserver.Response{{Status: 403, Body: `{"message":"Resource not accessible by integration"}`}}
+	actionEnv(t, srv, actionToken, "pull_request", prEvent(t, "opened", "4678020cb068", "9f2c1a0b7d4e"))
+	code, stdout, _ := run(t, "action")
+	if code != ExitVerdict || len(srv.Comments[42]) != 1 || !strings.Contains(stdout, "the token cannot create check runs (it needs `checks: write`") {
+		t.Errorf("exit %d\n%s", code, stdout)
 	}
 }
 
 func TestActionForkPullRequestDoesNotWrite(t *testing.T) {
 	srv := ghserver.New(t, actionToken)
-	_, summary := actionEnv(t, srv, "pull_request", "pull_request_fork.json")
+	fork := realEvent(t, "pull_request", "opened", func(p map[string]any) {
+		p["number"] = 42
+		set(p, "pull_request.number", 42)
+		set(p, "pull_request.head.repo.full_name", "mallory/shop")
+		set(p, "pull_request.head.repo.fork", true)
+		set(p, "pull_request.base.repo.full_name", "acme/shop")
+	})
+	_, summary := actionEnv(t, srv, actionToken, "pull_request", fork)
 	code, stdout, _ := run(t, "action")
 	if code != ExitVerdict || len(srv.Calls) != 0 {
 		t.Fatalf("exit %d, calls %v", code, srv.Calls)
@@ -102,33 +217,78 @@ func TestActionForkPullRequestDoesNotWrite(t *testing.T) {
 
 func TestActionOtherEventsAreNoOps(t *testing.T) {
 	srv := ghserver.New(t, actionToken)
-	actionEnv(t, srv, "push", "push.json")
+	push := realEvent(t, "push", "", func(p map[string]any) {
+		p["ref"] = "refs/heads/feature/login"
+		set(p, "repository.default_branch", "main")
+	})
+	actionEnv(t, srv, actionToken, "push", push)
 	code, stdout, _ := run(t, "action")
 	if code != ExitOK || len(srv.Calls) != 0 || !strings.Contains(stdout, `::notice::cdkbot: push to "feature/login", not the default branch "main": nothing to deploy`) {
 		t.Errorf("push: %d %v\n%s", code, srv.Calls, stdout)
 	}
-	actionEnv(t, srv, "schedule", "push.json")
+	actionEnv(t, srv, actionToken, "schedule", push)
 	if code, stdout, _ := run(t, "action"); code != ExitOK || !strings.Contains(stdout, `nothing to do for the "schedule" event`) {
 		t.Errorf("schedule: %d\n%s", code, stdout)
 	}
 }
 
 // `/cdkbot review` on a pull request re-runs the review: the PR is read from the API, and the
-// sticky comment is written (with the PR's labels: here, approved).
+// sticky comment is written (approved by a maintainer's label).
 func TestActionIssueCommentReview(t *testing.T) {
 	srv := ghserver.New(t, actionToken)
-	srv.Login = "github-actions[bot]"
-	pr, _ := os.ReadFile(filepath.Join("testdata", "events", "pull_42.json"))
-	srv.Pulls[42] = string(pr)
-	actionEnv(t, srv, "issue_comment", "issue_comment_review.json")
+	srv.Pulls[42] = &ghserver.PullRequest{Number: 42, Title: "checkout v2", Author: "dev", HeadSHA: "4678020cb068", HeadRef: "checkout-v2",
+		BaseSHA: "9f2c1a0b7d4e", BaseRef: "main", Labels: []string{"cdkbot/approve-destructive"}}
+	srv.LabelEvents[42] = []ghserver.LabelEvent{{Label: "cdkbot/approve-destructive", Actor: "bob"}}
+	srv.Permissions["bob"] = "admin"
+	ev := realEvent(t, "issue_comment", "created", func(p map[string]any) {
+		set(p, "issue.number", 42)
+		set(p, "issue.pull_request", map[string]any{"url": "https://api.github.com/repos/acme/shop/pulls/42"})
+		set(p, "comment.body", "/cdkbot review")
+	})
+	actionEnv(t, srv, actionToken, "issue_comment", ev)
 	code, stdout, _ := run(t, "action")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stdout)
 	}
-	if got := strings.Join(srv.Calls, "\n"); got != "GET /repos/acme/shop/pulls/42\nGET /repos/acme/shop/issues/42/comments?per_page=100\nPOST /repos/acme/shop/issues/42/comments" {
-		t.Errorf("calls:\n%s", got)
+	if !strings.Contains(srv.Body(42), "approved by bob") || len(srv.CheckRuns) != 1 || srv.CheckRuns[0].HeadSHA != "4678020cb068" {
+		t.Errorf("comment:\n%s\nchecks %+v", srv.Body(42), srv.CheckRuns)
 	}
-	if !strings.Contains(srv.Comments[42][0].Body, "overrode it") {
-		t.Error("the PR's labels were not used")
+	// Any other comment is not a command.
+	actionEnv(t, srv, actionToken, "issue_comment", realEvent(t, "issue_comment", "created", func(p map[string]any) {
+		set(p, "issue.pull_request", map[string]any{"url": "https://api.github.com/repos/acme/shop/pulls/42"})
+		set(p, "comment.body", "looks good")
+	}))
+	n := len(srv.Calls)
+	if code, stdout, _ := run(t, "action"); code != ExitOK || len(srv.CallsSince(n)) != 0 || !strings.Contains(stdout, "is not `/cdkbot review`") {
+		t.Errorf("plain comment: %d %v\n%s", code, srv.CallsSince(n), stdout)
+	}
+}
+
+// A merge queue entry is gated through the check run on the queue's head commit and the exit
+// code; no comment. The queued pull request's approval counts.
+func TestActionMergeGroup(t *testing.T) {
+	srv := ghserver.New(t, actionToken)
+	mg := func() string {
+		return realEvent(t, "merge_group", "checks_requested", func(p map[string]any) {
+			set(p, "merge_group.head_sha", "2ffea6db159f")
+			set(p, "merge_group.base_sha", "380387fbc806")
+			set(p, "merge_group.head_ref", "refs/heads/gh-readonly-queue/main/pr-42-929f8209d40f77f4abc622a499c93a83babdbe64")
+		})
+	}
+	_, summary := actionEnv(t, srv, actionToken, "merge_group", mg())
+	srv.Pulls[42] = &ghserver.PullRequest{Number: 42, Author: "dev", HeadSHA: "4678020cb068", BaseSHA: "380387fbc806", BaseRef: "main", HeadRef: "topic"}
+	code, stdout, _ := run(t, "action")
+	if code != ExitVerdict || len(srv.Comments) != 0 || len(srv.CheckRuns) != 1 || srv.CheckRuns[0].HeadSHA != "2ffea6db159f" ||
+		srv.CheckRuns[0].Conclusion != "failure" {
+		t.Fatalf("exit %d, comments %v, checks %+v\n%s", code, srv.Comments, srv.CheckRuns, stdout)
+	}
+	if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), "### cdkbot review:") {
+		t.Error("no job summary")
+	}
+	srv.Pulls[42].Labels = []string{"cdkbot/approve-destructive"}
+	srv.LabelEvents[42] = []ghserver.LabelEvent{{Label: "cdkbot/approve-destructive", Actor: "bob"}}
+	srv.Permissions["bob"] = "write"
+	if code, stdout, _ = run(t, "action"); code != ExitOK || srv.CheckRuns[1].Conclusion != "success" {
+		t.Errorf("approved queue entry: exit %d\n%s", code, stdout)
 	}
 }

@@ -39,7 +39,7 @@ func TestReviewFromGit(t *testing.T) {
 	}
 	runCases(t, []cliCase{
 		{"two revisions", []string{"review", "--repo", dir, "--base", "HEAD~1", "--head", "HEAD", "--label", "cdkbot/approve-destructive"}, ExitOK,
-			[]string{"cdkbot review: 3 stacks change", "overridden by label"}, nil},
+			[]string{"cdkbot review: 3 stacks change", "approved by label cdkbot/approve-destructive"}, nil},
 		{"same revision", []string{"review", "--repo", dir, "--base", "HEAD", "--head", "HEAD"}, ExitOK, []string{"no changes"}, nil},
 		{"unknown revision", []string{"review", "--repo", dir, "--base", "nope", "--head", "HEAD"}, ExitUsage, nil, []string{`resolve "nope"`}},
 		{"both kinds of input", []string{"review", "--repo", dir, "--head", "HEAD", "--head-assembly", dir}, ExitUsage, nil, []string{"not both"}},

@@ -7,17 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdkbot/cdkbot/internal/githubapi"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
 	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
 	"github.com/cdkbot/cdkbot/internal/testutil/moto"
 )
 
-func mergedPR(number int, head string) string {
-	return `{"number":` + strconv.Itoa(number) + `,"title":"change ` + strconv.Itoa(number) + `","state":"closed","merged_at":"2026-11-20T10:00:00Z",` +
-		`"merge_commit_sha":"m` + strconv.Itoa(number) + `","head":{"sha":"` + head + `","ref":"topic"},"base":{"ref":"main","sha":"1111"}}`
+func mergedPR(number int, head string) *ghserver.PullRequest {
+	return &ghserver.PullRequest{Number: number, Title: "change " + strconv.Itoa(number), Author: "dev", MergedAt: "2026-11-20T10:00:00Z",
+		MergeCommitSHA: "m" + strconv.Itoa(number), HeadSHA: head, HeadRef: "topic", BaseRef: "main", BaseSHA: "1111"}
 }
+
+const appToken = "ghs_apptoken_cdk_deployer"
 
 // A push that merged two pull requests deploys into moto and reports on GitHub: the reviews'
 // template hashes are compared (a marker pasted by someone else does not count), a deployment
@@ -35,18 +36,21 @@ func TestActionDeploysOnMerge(t *testing.T) {
 	}
 	hashes, _ := review.TemplateHashes(a)
 
-	gh := ghserver.New(t, actionToken)
-	gh.Login = "github-actions[bot]"
-	gh.CommitPulls["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"] = "[" + mergedPR(7, "h7") + `,{"number":9,"merged_at":null,"base":{"ref":"main"}}]`
-	gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = "[" + mergedPR(8, "h8") + "]"
+	// An org's GitHub App token: it comments as cdk-deployer[bot], which only GraphQL's viewer tells.
+	gh := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{appToken: ghserver.AppToken}})
+	gh.Pulls[7], gh.Pulls[8] = mergedPR(7, "h7"), mergedPR(8, "h8")
+	gh.Pulls[9] = &ghserver.PullRequest{Number: 9, Author: "dev", HeadSHA: "h9", BaseRef: "main", HeadRef: "other"}
+	gh.CommitPulls["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"] = []int{7, 9}
+	gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = []int{8}
 	marker := func(head string, t map[string]string) string {
 		return render.MarkerComment(&review.Report{Key: "cdk/review/.", HeadSHA: head, TemplateHash: t}) + "\n### cdkbot review"
 	}
-	gh.Add(7, "github-actions[bot]", marker("h7", map[string]string{"Base": hashes["Base"]}))
-	gh.Add(8, "github-actions[bot]", marker("h8old", map[string]string{"Base": hashes["Base"], "App": "0000"}))
-	gh.Add(8, "mallory", marker("h8", hashes)) // not ours: ignored
+	gh.Add(7, "cdk-deployer[bot]", marker("h7", map[string]string{"Base": hashes["Base"]}))
+	gh.Add(8, "cdk-deployer[bot]", marker("h8old", map[string]string{"Base": hashes["Base"], "App": "0000"}))
+	gh.Add(8, "mallory", marker("h8", hashes))             // not ours: ignored
+	gh.Add(8, "github-actions[bot]", marker("h8", hashes)) // another bot's: ignored
 
-	output, summary := actionEnv(t, gh, "push", "push_merge.json")
+	output, summary := actionEnv(t, gh, appToken, "push", pushMergeEvent(t))
 	t.Setenv("INPUT_ASSEMBLY", dir)
 	code, stdout, stderr := run(t, "action")
 	if code != ExitOK {
@@ -96,8 +100,8 @@ func TestActionDeploysOnMerge(t *testing.T) {
 	if code != ExitVerdict || !strings.Contains(stdout, "on-unreviewed is refuse: nothing deployed") || strings.Contains(stdout+stderr, "deploying\n") {
 		t.Errorf("refuse: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if len(gh.Issues) != 1 || len(gh.Comments[8]) != 3 || !strings.Contains(gh.Comments[8][2].Body, "### ⛔ cdkbot did not deploy <code>ccccccc</code>") || len(gh.Deployments) != 1 {
-		t.Errorf("refused comment: %d comments, %d deployments\n%s", len(gh.Comments[8]), len(gh.Deployments), gh.Comments[8][2].Body)
+	if len(gh.Issues) != 1 || len(gh.Comments[8]) != 4 || !strings.Contains(gh.Comments[8][3].Body, "### ⛔ cdkbot did not deploy <code>ccccccc</code>") || len(gh.Deployments) != 1 {
+		t.Errorf("refused comment: %d comments, %d deployments\n%s", len(gh.Comments[8]), len(gh.Deployments), gh.Body(8))
 	}
 
 	// A stack moto rejects fails with its reason; the issue the refusal opened is commented on.
@@ -126,22 +130,15 @@ func TestActionDeploysOnMerge(t *testing.T) {
 	}
 }
 
-// Broadening is approved only when every merged pull request carries the override label.
-func TestApprovedByLabel(t *testing.T) {
-	pr := func(labels ...string) githubapi.MergedPullRequest { return githubapi.MergedPullRequest{Labels: labels} }
-	for _, c := range []struct {
-		prs   []githubapi.MergedPullRequest
-		input string
-		want  bool
-	}{
-		{nil, "", false}, // pushed directly: nobody approved
-		{[]githubapi.MergedPullRequest{pr("cdkbot/approve-destructive")}, "", true},
-		{[]githubapi.MergedPullRequest{pr("cdkbot/approve-destructive"), pr("docs")}, "", false},
-		{[]githubapi.MergedPullRequest{pr("ok-to-widen")}, "ok-to-widen", true},
-		{[]githubapi.MergedPullRequest{pr("cdkbot/approve-destructive")}, "ok-to-widen", false},
-	} {
-		if got := approvedByLabel(c.prs, c.input); got != c.want {
-			t.Errorf("%+v %q: %v", c.prs, c.input, got)
+// pushMergeEvent is a real push payload to main carrying two merge commits.
+func pushMergeEvent(t *testing.T) string {
+	return realEvent(t, "push", "", func(p map[string]any) {
+		p["ref"], p["after"] = "refs/heads/main", "cccccccccccccccccccccccccccccccccccccccc"
+		set(p, "repository.default_branch", "main")
+		var commits []any
+		for _, id := range []string{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "cccccccccccccccccccccccccccccccccccccccc"} {
+			commits = append(commits, map[string]any{"id": id, "message": "Merge pull request", "distinct": true})
 		}
-	}
+		p["commits"] = commits
+	})
 }

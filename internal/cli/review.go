@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,9 +33,11 @@ type reviewOptions struct {
 	Repo                       string
 	FailOn                     []string
 	OverrideLabel              string
-	Labels                     []string
+	Labels                     []string          // the override label among them approves failing gates
+	Approvals                  []review.Approval // who approved (the action's approval rule)
 	Key                        string
 	HeadSHA                    string
+	BaseSHA, MergeSHA          string // the commits compared, for the marker
 	Format                     string
 	ShowMetadata               bool
 	Stacks                     []string // globs selecting stacks
@@ -160,12 +163,27 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 		}
 	}
 	rep, err = review.Run(review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor,
-		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Labels: opts.Labels, Key: opts.Key, HeadSHA: opts.HeadSHA, Notes: opts.Notes,
+		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Approvals: approvalsOf(opts), Key: opts.Key, HeadSHA: opts.HeadSHA,
+		BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA, Notes: opts.Notes,
 		Keep: stackFilter(opts.Stacks)})
 	if err != nil {
 		return nil, cleanup, &inputError{err}
 	}
 	return rep, cleanup, nil
+}
+
+// approvalsOf is the approvals a review counts: the action's, or on the command line the
+// override label among --label (nobody is asked who applied it there).
+func approvalsOf(opts reviewOptions) []review.Approval {
+	out := opts.Approvals
+	label := opts.OverrideLabel
+	if label == "" {
+		label = review.DefaultOverrideLabel
+	}
+	if slices.Contains(opts.Labels, label) {
+		out = append(out, review.Approval{Via: "label " + label})
+	}
+	return out
 }
 
 // materializeRevisions reads the pre-synthesized assembly of the base and head revisions out of
@@ -221,6 +239,9 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 		}
 		if side.name == "head" && opts.HeadSHA == "" {
 			opts.HeadSHA = sha
+		}
+		if side.name == "base" && opts.BaseSHA == "" {
+			opts.BaseSHA = sha
 		}
 		out := filepath.Join(tmp, side.name)
 		if err := os.MkdirAll(out, 0o755); err != nil {

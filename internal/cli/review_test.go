@@ -16,7 +16,7 @@ func TestReviewCommand(t *testing.T) {
 		{"destroying state blocks by default", []string{"review", "--base-assembly", before, "--head-assembly", after}, ExitVerdict,
 			[]string{"cdkbot review: 3 stacks change", "✗ gate destroy-stateful blocks", "OrdersA9B65338 (AWS::DynamoDB::Table) in ShopData"}, nil},
 		{"the override label turns it into a warning", []string{"review", "--base-assembly", before, "--head-assembly", after, "--label", "cdkbot/approve-destructive"}, ExitOK,
-			[]string{"! gate destroy-stateful overridden by label cdkbot/approve-destructive"}, nil},
+			[]string{"! gate destroy-stateful approved by label cdkbot/approve-destructive"}, nil},
 		{"more gates", []string{"review", "--base-assembly", before, "--head-assembly", after, "--fail-on", "security-broadening,replace", "--label", "x"}, ExitVerdict,
 			[]string{"✗ gate replace blocks", "✗ gate security-broadening blocks", "· destroy-stateful"}, nil},
 		{"first deployment", []string{"review", "--head-assembly", after, "--config", policy}, ExitOK, []string{"3 stacks change", "policy: 0 error(s)"}, nil},

@@ -49,6 +49,10 @@ func (r *Runtime) RunURL() string {
 	return fmt.Sprintf("%s/%s/actions/runs/%d", r.ctx.ServerURL, r.ctx.Repository, r.ctx.RunID)
 }
 
+// SHA is GITHUB_SHA: on pull_request, GitHub's test merge commit of the pull request
+// (refs/pull/N/merge), which actions/checkout checks out; on push, the pushed commit.
+func (r *Runtime) SHA() string { return r.ctx.SHA }
+
 // Input returns an action input (trimmed).
 func (r *Runtime) Input(name string) string { return strings.TrimSpace(r.a.GetInput(name)) }
 
@@ -81,8 +85,12 @@ func (r *Runtime) SetPullRequest(pr *PullRequest) { r.pr = pr }
 // PullRequest is what cdkbot needs from a pull request event.
 type PullRequest struct {
 	Number           int
+	Author           string
 	HeadSHA, BaseSHA string
-	Labels           []string
+	// MergeCommitSHA is GitHub's test merge commit as the payload names it (null while GitHub
+	// has not computed it, or when the pull request cannot merge).
+	MergeCommitSHA string
+	Labels         []string
 	// Fork is true when the head repository is not the base repository: its token cannot write.
 	Fork bool
 }
@@ -96,7 +104,8 @@ func (r *Runtime) PullRequest() (*PullRequest, bool) {
 	if !ok {
 		return nil, false
 	}
-	out := &PullRequest{Number: int(num(pr["number"])), HeadSHA: str(dig(pr, "head", "sha")), BaseSHA: str(dig(pr, "base", "sha"))}
+	out := &PullRequest{Number: int(num(pr["number"])), Author: str(dig(pr, "user", "login")), HeadSHA: str(dig(pr, "head", "sha")),
+		BaseSHA: str(dig(pr, "base", "sha")), MergeCommitSHA: str(pr["merge_commit_sha"])}
 	for _, l := range list(pr["labels"]) {
 		if m, ok := l.(map[string]any); ok {
 			out.Labels = append(out.Labels, str(m["name"]))
@@ -105,6 +114,23 @@ func (r *Runtime) PullRequest() (*PullRequest, bool) {
 	headRepo, baseRepo := str(dig(pr, "head", "repo", "full_name")), str(dig(pr, "base", "repo", "full_name"))
 	out.Fork = headRepo != baseRepo || dig(pr, "head", "repo", "fork") == true
 	return out, true
+}
+
+// MergeGroup is a merge queue's group of changes waiting to merge (merge_group event).
+type MergeGroup struct {
+	Action           string // checks_requested, destroyed
+	HeadSHA, BaseSHA string
+	HeadRef, BaseRef string // refs/heads/gh-readonly-queue/main/pr-104-<sha>, refs/heads/main
+}
+
+// MergeGroup reads a merge_group event.
+func (r *Runtime) MergeGroup() (MergeGroup, bool) {
+	mg, ok := r.ctx.Event["merge_group"].(map[string]any)
+	if !ok {
+		return MergeGroup{}, false
+	}
+	return MergeGroup{Action: str(r.ctx.Event["action"]), HeadSHA: str(mg["head_sha"]), BaseSHA: str(mg["base_sha"]),
+		HeadRef: str(mg["head_ref"]), BaseRef: str(mg["base_ref"])}, true
 }
 
 // IssueComment returns the comment body and pull request number of an issue_comment event on

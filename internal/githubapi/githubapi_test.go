@@ -3,20 +3,23 @@ package githubapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
+	"github.com/cdkbot/cdkbot/internal/testutil/ghspec"
 )
 
 const token = "ghs_secretvalue123"
 
 func ours(body string) bool { return strings.HasPrefix(body, "<!-- cdkbot:{\"key\":\"k\"") }
 
-func client(t *testing.T, srv *ghserver.Server, sleeps *[]time.Duration) *Client {
+func client(t *testing.T, srv *ghserver.Server, tok string, sleeps *[]time.Duration) *Client {
 	t.Helper()
-	c, err := New(Options{Token: token, APIURL: srv.URL, Owner: "o", Repo: "r", MaxAttempts: 4,
+	c, err := New(Options{Token: tok, APIURL: srv.APIURL(), Owner: "acme", Repo: "shop", MaxAttempts: 4,
+		Now:   func() time.Time { return time.Unix(1_800_000_000, 0) },
 		Sleep: func(_ context.Context, d time.Duration) error { *sleeps = append(*sleeps, d); return nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -24,48 +27,89 @@ func client(t *testing.T, srv *ghserver.Server, sleeps *[]time.Duration) *Client
 	return c
 }
 
-func TestStickyComment(t *testing.T) {
-	srv := ghserver.New(t, token)
-	var sleeps []time.Duration
-	c := client(t, srv, &sleeps)
-	ctx := context.Background()
-	body := "<!-- cdkbot:{\"key\":\"k\"} -->\nreview v1"
-
-	res, err := c.UpsertComment(ctx, 7, body, ours)
-	if err != nil || res.Action != Created {
-		t.Fatalf("%+v %v", res, err)
-	}
-	want := []string{"GET /user", "GET /repos/o/r/issues/7/comments?per_page=100", "POST /repos/o/r/issues/7/comments"}
-	if got := srv.CallsSince(0); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-
-	n := len(srv.Calls)
-	res, _ = c.UpsertComment(ctx, 7, body, ours)
-	if res.Action != Unchanged || len(srv.CallsSince(n)) != 1 {
-		t.Errorf("same body must not be written again: %+v %v", res, srv.CallsSince(n))
-	}
-	n = len(srv.Calls)
-	res, _ = c.UpsertComment(ctx, 7, body+"\nv2", ours)
-	if res.Action != Updated || !strings.HasPrefix(srv.CallsSince(n)[1], "PATCH /repos/o/r/issues/comments/") || len(srv.Comments[7]) != 1 {
-		t.Errorf("edit in place: %+v %v", res, srv.CallsSince(n))
+// Every token kind finds its own comment: two runs leave exactly one comment, edited when the
+// body changes and untouched when it does not. The identity comes from GraphQL's viewer (REST
+// GET /user answers 403 for installation tokens), asked once per client, and REST's
+// "<login>[bot]" is matched with it. GHES uses /api/v3 and /api/graphql.
+func TestStickyCommentForEveryTokenKind(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		flavour ghspec.Flavour
+		token   string
+		who     ghserver.Identity
+	}{
+		{"Actions token", ghspec.DotCom, "ghs_actions", ghserver.ActionsToken},
+		{"App installation token", ghspec.DotCom, "ghs_app", ghserver.AppToken},
+		{"personal access token", ghspec.DotCom, "github_pat_11AAA", ghserver.PAT},
+		{"GHES", ghspec.GHES, "ghs_ghes", ghserver.AppToken},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := ghserver.NewWith(t, ghserver.Options{Flavour: c.flavour, Tokens: map[string]ghserver.Identity{c.token: c.who, "ghs_other": ghserver.ActionsToken}})
+			other := "github-actions[bot]"
+			if c.who == ghserver.ActionsToken {
+				other = "cdk-deployer[bot]"
+			}
+			srv.Add(7, other, "<!-- cdkbot:{\"key\":\"k\"} --> another bot's comment with our marker")
+			ctx := context.Background()
+			var sleeps []time.Duration
+			body := "<!-- cdkbot:{\"key\":\"k\"} -->\nreview v1"
+			for run, want := range []Action{Created, Unchanged, Updated} {
+				if run == 2 {
+					body += "\nv2"
+				}
+				// A new process each run, as each workflow run is.
+				res, err := client(t, srv, c.token, &sleeps).UpsertComment(ctx, 7, body, ours)
+				if err != nil || res.Action != want {
+					t.Fatalf("run %d: %+v %v, want %s", run+1, res, err, want)
+				}
+			}
+			if len(srv.Comments[7]) != 2 || srv.Comments[7][1].Body != body || srv.Comments[7][1].User != c.who.REST() {
+				t.Errorf("comments: %+v", srv.Comments[7])
+			}
+			if srv.Comments[7][0].Body != "<!-- cdkbot:{\"key\":\"k\"} --> another bot's comment with our marker" {
+				t.Error("edited another identity's comment")
+			}
+			if n := srv.Count("users/get-authenticated"); n != 0 {
+				t.Errorf("GET /user was called %d times; it answers 403 for installation tokens", n)
+			}
+			cl := client(t, srv, c.token, &sleeps)
+			if login, err := cl.Login(ctx); err != nil || login != c.who.Login {
+				t.Errorf("login %q %v", login, err)
+			}
+		})
 	}
 }
 
-// Long PRs: the marker is found on a later page; a pasted marker by someone else is ignored; an
-// older duplicate of ours is minimized.
+func TestSameLogin(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"github-actions[bot]", "github-actions", true},
+		{"cdk-deployer[bot]", "CDK-Deployer", true},
+		{"octocat", "octocat", true},
+		{"cdk-deployer[bot]", "github-actions", false},
+		{"", "", false},
+	} {
+		if got := SameLogin(c.a, c.b); got != c.want {
+			t.Errorf("SameLogin(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+// Long PRs: 250 comments over 3 pages; the marker is found on the last page; a pasted marker
+// by someone else is ignored; an older duplicate of ours is minimized.
 func TestFindsOurCommentOnEveryPageAndMinimizesDuplicates(t *testing.T) {
 	srv := ghserver.New(t, token)
-	srv.PerPage = 2
 	srv.Add(9, "alice", "<!-- cdkbot:{\"key\":\"k\"} --> pasted by a human")
-	old := srv.Add(9, "cdkbot[bot]", "<!-- cdkbot:{\"key\":\"k\"} --> old")
-	for i := range 5 {
-		srv.Add(9, "bob", "lgtm "+string(rune('a'+i)))
+	old := srv.Add(9, "github-actions[bot]", "<!-- cdkbot:{\"key\":\"k\"} --> old")
+	for i := range 246 {
+		srv.Add(9, "bob", fmt.Sprintf("lgtm %d", i))
 	}
-	newest := srv.Add(9, "cdkbot[bot]", "<!-- cdkbot:{\"key\":\"k\"} --> newer")
-	srv.Add(9, "cdkbot[bot]", "<!-- cdkbot:{\"key\":\"other\"} --> another job's comment")
+	newest := srv.Add(9, "github-actions[bot]", "<!-- cdkbot:{\"key\":\"k\"} --> newer")
+	srv.Add(9, "github-actions[bot]", "<!-- cdkbot:{\"key\":\"other\"} --> another job's comment")
 	var sleeps []time.Duration
-	res, err := client(t, srv, &sleeps).UpsertComment(context.Background(), 9, "<!-- cdkbot:{\"key\":\"k\"} --> fresh", ours)
+	res, err := client(t, srv, token, &sleeps).UpsertComment(context.Background(), 9, "<!-- cdkbot:{\"key\":\"k\"} --> fresh", ours)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,39 +119,65 @@ func TestFindsOurCommentOnEveryPageAndMinimizesDuplicates(t *testing.T) {
 	if srv.Comments[9][0].Body != "<!-- cdkbot:{\"key\":\"k\"} --> pasted by a human" {
 		t.Error("edited someone else's comment")
 	}
-	pages := 0
-	for _, call := range srv.Calls {
-		if strings.HasPrefix(call, "GET /repos/o/r/issues/9/comments") {
-			pages++
-		}
-	}
-	if pages != 5 {
-		t.Errorf("read %d pages, want all 5", pages)
+	if n := srv.Count("issues/list-comments"); n != 3 {
+		t.Errorf("read %d pages, want all 3", n)
 	}
 }
 
-func TestRetries(t *testing.T) {
+// GitHub stores a comment and the answer is lost: the POST is not replayed blindly; cdkbot
+// finds the stored comment and leaves exactly one.
+func TestLostAnswerLeavesOneComment(t *testing.T) {
 	srv := ghserver.New(t, token)
-	srv.Fail["GET /user"] = []ghserver.Response{{Status: 502, Body: "bad gateway"}}
-	srv.Fail["POST /repos/o/r/issues/3/comments"] = []ghserver.Response{
-		{Status: 403, Headers: map[string]string{"Retry-After": "7"}, Body: `{"message":"You have exceeded a secondary rate limit"}`},
-		{Status: 429, Body: `{"message":"too many"}`},
-	}
+	srv.Drop["POST /repos/acme/shop/issues/3/comments"] = 1
 	var sleeps []time.Duration
-	res, err := client(t, srv, &sleeps).UpsertComment(context.Background(), 3, "<!-- cdkbot:{\"key\":\"k\"} --> x", ours)
-	if err != nil || res.Action != Created {
+	res, err := client(t, srv, token, &sleeps).UpsertComment(context.Background(), 3, "<!-- cdkbot:{\"key\":\"k\"} --> x", ours)
+	if err != nil || res.Action != Created || res.ID == 0 {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if len(sleeps) != 3 || sleeps[0] != time.Second || sleeps[1] != 7*time.Second || sleeps[2] != 2*time.Second {
-		t.Errorf("waits %v, want [1s 7s 2s] (backoff after a 502, Retry-After as told, backoff after a 429)", sleeps)
+	if len(srv.Comments[3]) != 1 || srv.Count("issues/create-comment") != 1 {
+		t.Errorf("%d comments after %d POSTs, want 1 and 1", len(srv.Comments[3]), srv.Count("issues/create-comment"))
+	}
+	// A 502 on the POST: the comment is absent, so it is sent again, once.
+	srv.Fail["POST /repos/acme/shop/issues/4/comments"] = []ghserver.Response{{Status: 502, Body: `{"message":"Server Error"}`}}
+	res, err = client(t, srv, token, &sleeps).UpsertComment(context.Background(), 4, "<!-- cdkbot:{\"key\":\"k\"} --> y", ours)
+	if err != nil || res.Action != Created || len(srv.Comments[4]) != 1 || srv.Count("issues/create-comment") != 3 {
+		t.Errorf("%+v %v: %d comments, %d POSTs", res, err, len(srv.Comments[4]), srv.Count("issues/create-comment"))
+	}
+}
+
+// Rate limits are waited out as GitHub says (Retry-After; X-RateLimit-Reset; a secondary
+// limit told only by its text: a minute), for POSTs too, since GitHub rejected them before
+// acting; a reset further away than MaxWait fails at once and says when to run again.
+func TestRateLimits(t *testing.T) {
+	srv := ghserver.New(t, token)
+	srv.Fail["GET /repos/acme/shop/issues/3/comments"] = []ghserver.Response{{Status: 502, Body: "bad gateway"}}
+	srv.Fail["POST /repos/acme/shop/issues/3/comments"] = []ghserver.Response{
+		{Status: 403, Headers: map[string]string{"Retry-After": "7"}, Body: `{"message":"You have exceeded a secondary rate limit"}`},
+		{Status: 403, Body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}`},
+		{Status: 403, Headers: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1800000030"}, Body: `{"message":"API rate limit exceeded"}`},
+	}
+	var sleeps []time.Duration
+	res, err := client(t, srv, token, &sleeps).UpsertComment(context.Background(), 3, "<!-- cdkbot:{\"key\":\"k\"} --> x", ours)
+	if err != nil || res.Action != Created || len(srv.Comments[3]) != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	want := []time.Duration{time.Second, 7 * time.Second, 2 * time.Minute, 31 * time.Second}
+	if fmt.Sprint(sleeps) != fmt.Sprint(want) {
+		t.Errorf("waits %v, want %v (backoff after a 502, Retry-After, a minute × attempt, until the reset)", sleeps, want)
+	}
+	srv.Fail["GET /repos/acme/shop/issues/5/comments"] = []ghserver.Response{
+		{Status: 403, Headers: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1800003600"}, Body: `{"message":"API rate limit exceeded"}`}}
+	_, err = client(t, srv, token, &sleeps).UpsertComment(context.Background(), 5, "x", ours)
+	if err == nil || !strings.Contains(err.Error(), "resets in 1h0m1s") {
+		t.Errorf("a reset an hour away must fail at once, saying when: %v", err)
 	}
 }
 
 func TestGivesUpAndNeverLeaksTheToken(t *testing.T) {
 	srv := ghserver.New(t, token)
-	srv.Fail["GET /user"] = []ghserver.Response{{Status: 500}, {Status: 500}, {Status: 500}, {Status: 500}}
+	srv.Fail["GET /repos/acme/shop/issues/1/comments"] = []ghserver.Response{{Status: 500}, {Status: 500}, {Status: 500}, {Status: 500}}
 	var sleeps []time.Duration
-	_, err := client(t, srv, &sleeps).UpsertComment(context.Background(), 1, "x", ours)
+	_, err := client(t, srv, token, &sleeps).UpsertComment(context.Background(), 1, "x", ours)
 	if err == nil || len(sleeps) != 3 {
 		t.Fatalf("err %v after %d waits", err, len(sleeps))
 	}
@@ -119,8 +189,64 @@ func TestGivesUpAndNeverLeaksTheToken(t *testing.T) {
 func TestBodyTooLarge(t *testing.T) {
 	srv := ghserver.New(t, token)
 	var sleeps []time.Duration
-	_, err := client(t, srv, &sleeps).UpsertComment(context.Background(), 2, strings.Repeat("x", 70000), ours)
+	_, err := client(t, srv, token, &sleeps).UpsertComment(context.Background(), 2, strings.Repeat("x", 70000), ours)
 	if !errors.Is(err, ErrBodyTooLarge) {
 		t.Fatalf("want ErrBodyTooLarge, got %v", err)
+	}
+}
+
+// A check run takes 50 annotations a request: 120 go as one create and two updates; the
+// summary is cut to the Checks API's 65,535 characters.
+func TestCheckRunAnnotationsInChunks(t *testing.T) {
+	srv := ghserver.New(t, token)
+	var anns []Annotation
+	for i := range 120 {
+		anns = append(anns, Annotation{Path: "cdk.json", StartLine: 1, Level: "failure", Title: "gate", Message: fmt.Sprintf("item %d", i)})
+	}
+	var sleeps []time.Duration
+	url, err := client(t, srv, token, &sleeps).CompleteCheckRun(context.Background(), CheckRun{Name: "cdkbot", HeadSHA: "abc123",
+		Conclusion: "failure", Title: "blocked", Summary: strings.Repeat("é", 70000), ExternalID: "k", Annotations: anns})
+	if err != nil || url == "" {
+		t.Fatal(err)
+	}
+	if len(srv.CheckRuns) != 1 || srv.CheckRuns[0].Updates != 2 || len(srv.CheckRuns[0].Annotations) != 120 || srv.CheckRuns[0].Conclusion != "failure" {
+		t.Fatalf("check runs: %+v", srv.CheckRuns)
+	}
+	if n := len([]rune(srv.CheckRuns[0].Summary)); n != CheckTextLimit {
+		t.Errorf("summary has %d characters", n)
+	}
+	// A lost answer: the run is found by its external id, not created twice.
+	srv.Drop["POST /repos/acme/shop/check-runs"] = 1
+	if _, err := client(t, srv, token, &sleeps).CompleteCheckRun(context.Background(), CheckRun{Name: "cdkbot", HeadSHA: "def456",
+		Conclusion: "success", Title: "ok", Summary: "ok", ExternalID: "k2"}); err != nil || len(srv.CheckRuns) != 2 {
+		t.Errorf("%v, %d runs", err, len(srv.CheckRuns))
+	}
+}
+
+func TestWhoApproved(t *testing.T) {
+	srv := ghserver.New(t, token)
+	srv.Pulls[5] = &ghserver.PullRequest{Number: 5, Author: "alice", HeadSHA: "h", BaseSHA: "b", HeadRef: "topic", BaseRef: "main", Labels: []string{"cdkbot/approve-destructive"}}
+	srv.LabelEvents[5] = []ghserver.LabelEvent{{Label: "docs", Actor: "alice"}, {Label: "cdkbot/approve-destructive", Actor: "bob"}}
+	srv.Reviews[5] = []ghserver.Review{{User: "carol", State: "APPROVED"}}
+	srv.Permissions["bob"] = "maintain"
+	var sleeps []time.Duration
+	c := client(t, srv, token, &sleeps)
+	ctx := context.Background()
+	pr, err := c.PullRequest(ctx, 5)
+	if err != nil || pr.Author != "alice" || pr.Labels[0] != "cdkbot/approve-destructive" || pr.Fork {
+		t.Fatalf("%+v %v", pr, err)
+	}
+	ev, err := c.LabelEvents(ctx, 5)
+	if err != nil || fmt.Sprint(ev) != "[{docs alice} {cdkbot/approve-destructive bob}]" {
+		t.Errorf("%v %v", ev, err)
+	}
+	rv, err := c.Reviews(ctx, 5)
+	if err != nil || len(rv) != 1 || rv[0].User != "carol" || rv[0].State != "APPROVED" {
+		t.Errorf("%v %v", rv, err)
+	}
+	for login, want := range map[string]string{"bob": "maintain", "mallory": "none"} {
+		if p, err := c.Permission(ctx, login); err != nil || p != want {
+			t.Errorf("%s: %q %v", login, p, err)
+		}
 	}
 }

@@ -81,6 +81,20 @@ func (r *Repo) MergeBase(a, b string) (string, error) {
 	return bases[0].Hash.String(), nil
 }
 
+// Parents returns the commit a revision names and its parents' hashes, first parent first (a
+// merge commit has two). A shallow clone knows the parents' hashes even without their objects.
+func (r *Repo) Parents(rev string) (string, []string, error) {
+	c, err := r.commit(rev)
+	if err != nil {
+		return "", nil, err
+	}
+	var out []string
+	for _, p := range c.ParentHashes {
+		out = append(out, p.String())
+	}
+	return c.Hash.String(), out, nil
+}
+
 // DefaultBranch names the remote's default branch (origin/HEAD), else main or master.
 func (r *Repo) DefaultBranch() string {
 	if ref, err := r.repo.Reference(plumbing.NewRemoteHEADReferenceName("origin"), false); err == nil && ref.Type() == plumbing.SymbolicReference {

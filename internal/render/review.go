@@ -22,17 +22,21 @@ type Marker struct {
 	Tool      string            `json:"tool"`
 	Key       string            `json:"key"`
 	HeadSHA   string            `json:"headSha,omitempty"`
+	BaseSHA   string            `json:"baseSha,omitempty"`  // the commit the review compared with
+	MergeSHA  string            `json:"mergeSha,omitempty"` // the commit reviewed, when it is GitHub's test merge commit
 	Templates map[string]string `json:"templates"`
 }
 
 // MarkerComment renders the hidden marker of a report.
 func MarkerComment(r *review.Report) string {
-	b, _ := json.Marshal(Marker{Tool: "cdkbot", Key: r.Key, HeadSHA: r.HeadSHA, Templates: r.TemplateHash})
+	b, _ := json.Marshal(Marker{Tool: "cdkbot", Key: r.Key, HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, MergeSHA: r.MergeSHA, Templates: r.TemplateHash})
 	// "--" cannot appear inside an HTML comment; JSON from hex hashes and ids is escaped anyway.
 	return MarkerPrefix + strings.ReplaceAll(string(b), "--", "\\u002d\\u002d") + " -->"
 }
 
-// reviewHeadline is the one line a reviewer acts on.
+// ReviewHeadline is the one line a reviewer acts on (the comment's heading, the check run's title).
+func ReviewHeadline(r *review.Report) string { return reviewHeadline(r) }
+
 func reviewHeadline(r *review.Report) string {
 	d := DiffReport{Stacks: r.Stacks}
 	c := d.Count()
@@ -151,8 +155,25 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report) {
 		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. Add the label `%s` to approve.\n\n", g.Name, gateItems(g), codeEscaper.Replace(r.OverrideLabel))
 	}
 	for _, g := range overridden {
-		fmt.Fprintf(b, "> [!WARNING]\n> Gate `%s` would block (%s); the label `%s` overrode it.\n\n", g.Name, gateItems(g), codeEscaper.Replace(r.OverrideLabel))
+		fmt.Fprintf(b, "> [!WARNING]\n> Gate `%s` would block (%s); %s.\n\n", g.Name, gateItems(g), mdText(ApprovedBy(r.Approvals)))
 	}
+}
+
+// ApprovedBy says who approved failing gates, without @-mentions (a comment edited on every
+// push must not notify anyone): "approved by bob (label cdkbot/approve-destructive)".
+func ApprovedBy(approvals []review.Approval) string {
+	var parts []string
+	for _, a := range approvals {
+		if a.By == "" {
+			parts = append(parts, a.Via)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", a.By, a.Via))
+	}
+	if len(parts) == 0 {
+		return "approved"
+	}
+	return "approved by " + strings.Join(parts, ", ")
 }
 
 func gateItems(g review.Gate) string {
@@ -181,7 +202,7 @@ func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 		case g.Failing():
 			ew.printf("  ✗ gate %s blocks: %s\n", g.Name, strings.Join(g.Items, "; "))
 		case g.Overridden:
-			ew.printf("  ! gate %s overridden by label %s: %s\n", g.Name, r.OverrideLabel, strings.Join(g.Items, "; "))
+			ew.printf("  ! gate %s %s: %s\n", g.Name, ApprovedBy(r.Approvals), strings.Join(g.Items, "; "))
 		case g.Triggered:
 			ew.printf("  · %s: %s\n", g.Name, strings.Join(g.Items, "; "))
 		}

@@ -48,12 +48,21 @@ type Input struct {
 	ToolSchemaMax int
 	FailOn        []string                   // gate names; nil means DefaultFailOn
 	OverrideLabel string                     // "" means DefaultOverrideLabel
-	Labels        []string                   // labels on the PR
+	Approvals     []Approval                 // who approved going ahead despite failing gates
 	Key           string                     // identifies the comment (workflow, job, directory)
-	HeadSHA       string                     // the commit reviewed, when known
+	HeadSHA       string                     // the pull request's head commit, when known
+	BaseSHA       string                     // the commit the change is compared with, when known
+	MergeSHA      string                     // the commit whose templates were reviewed when it is not HeadSHA (GitHub's test merge commit)
 	Notes         []string                   // things the reviewer must know about how the review was made
 	Keep          func(*assembly.Stack) bool // selects stacks; nil reviews all
 	Spec          *resourcespec.Spec
+}
+
+// Approval is someone's permission to go ahead although gates fail: the override label applied
+// by a maintainer, an approving review, or the label given on the command line.
+type Approval struct {
+	By  string `json:"by,omitempty"` // login; "" when given locally (cdkbot review --label)
+	Via string `json:"via"`          // how: "label cdkbot/approve-destructive", "approving review"
 }
 
 // Gate is the outcome of one gate.
@@ -61,7 +70,7 @@ type Gate struct {
 	Name       string   `json:"name"`
 	Triggered  bool     `json:"triggered"`  // the change does what the gate watches
 	Enforced   bool     `json:"enforced"`   // the gate is in fail-on
-	Overridden bool     `json:"overridden"` // a failing gate turned into a warning by the override label
+	Overridden bool     `json:"overridden"` // a failing gate turned into a warning by an approval
 	Items      []string `json:"items"`      // what triggered it
 }
 
@@ -72,6 +81,9 @@ func (g Gate) Failing() bool { return g.Triggered && g.Enforced && !g.Overridden
 type Report struct {
 	Key           string               `json:"key"`
 	HeadSHA       string               `json:"headSha,omitempty"`
+	BaseSHA       string               `json:"baseSha,omitempty"`
+	MergeSHA      string               `json:"mergeSha,omitempty"`
+	Approvals     []Approval           `json:"approvals,omitempty"`
 	Stacks        []*cfndiff.StackDiff `json:"-"`
 	Compatibility []compat.Check       `json:"compatibility"`
 	Policy        *aspects.Report      `json:"policy,omitempty"`
@@ -97,7 +109,8 @@ func Run(in Input) (*Report, error) {
 	if spec == nil {
 		spec = resourcespec.Default()
 	}
-	rep := &Report{Key: in.Key, HeadSHA: in.HeadSHA, OverrideLabel: in.OverrideLabel, TemplateHash: map[string]string{}, Notes: in.Notes}
+	rep := &Report{Key: in.Key, HeadSHA: in.HeadSHA, BaseSHA: in.BaseSHA, MergeSHA: in.MergeSHA, OverrideLabel: in.OverrideLabel,
+		Approvals: in.Approvals, TemplateHash: map[string]string{}, Notes: in.Notes}
 	if rep.OverrideLabel == "" {
 		rep.OverrideLabel = DefaultOverrideLabel
 	}
@@ -157,10 +170,7 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input) []Gate {
 	for _, g := range failOn {
 		enforced[g] = true
 	}
-	overridden := false
-	for _, l := range in.Labels {
-		overridden = overridden || l == rep.OverrideLabel
-	}
+	overridden := len(in.Approvals) > 0
 	items := map[string][]string{}
 	for _, top := range rep.Stacks {
 		for _, s := range top.All() {

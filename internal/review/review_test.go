@@ -47,9 +47,9 @@ func TestGates(t *testing.T) {
 	if !r.Failed() || len(r.TemplateHash) != 3 {
 		t.Errorf("failed %v, hashes %v", r.Failed(), r.TemplateHash)
 	}
-	r, _ = Run(Input{Base: base, Head: head, ToolSchemaMax: 55, Labels: []string{"other", DefaultOverrideLabel}})
-	if g := gate(r, GateDestroyStateful); !g.Overridden || g.Failing() || r.Failed() {
-		t.Errorf("override label: %+v", g)
+	r, _ = Run(Input{Base: base, Head: head, ToolSchemaMax: 55, Approvals: []Approval{{By: "bob", Via: "label " + DefaultOverrideLabel}}})
+	if g := gate(r, GateDestroyStateful); !g.Overridden || g.Failing() || r.Failed() || r.Approvals[0].By != "bob" {
+		t.Errorf("approval: %+v", g)
 	}
 }
 

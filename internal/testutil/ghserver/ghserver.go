@@ -1,12 +1,18 @@
-// Package ghserver is a fake GitHub REST and GraphQL API on httptest: the subset cdkbot uses
-// (the authenticated user, issue comments with pagination, comment minimizing, pull requests of
-// a commit, deployments and their statuses, issues listed by label and opened), with state
-// and a log of every call, so tests drive the real go-github client and assert exact calls.
+// Package ghserver is a fake GitHub REST and GraphQL API on httptest whose contract is GitHub's
+// own description of its API (testutil/ghspec): every request the client sends must be a
+// described operation with declared query parameters and a body its request schema accepts,
+// every GraphQL document must validate against GitHub's schema, and every answer the fake
+// gives is checked against the response schema, built from real webhook payloads. A violation
+// fails the test. It models what cdkbot relies on: token kinds and the identities GitHub shows
+// for them, issue comments with pagination, minimizing, pull requests, who labelled them, their
+// reviews, collaborator permissions, check runs, deployments, issues; with faults on demand
+// (scripted answers, a request stored and its answer lost).
 package ghserver
 
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -14,60 +20,104 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cdkbot/cdkbot/internal/testutil/ghspec"
+)
+
+// Identity is who a token acts as.
+type Identity struct {
+	// Login as GraphQL's viewer names it: "github-actions" for the Actions token, the app's
+	// slug for a GitHub App installation token, the user for a personal access token.
+	Login string
+	// Bot: REST names the account "<login>[bot]" with type Bot; GET /user answers 403 for
+	// installation tokens (the Actions token and App tokens).
+	Bot bool
+}
+
+// REST is the login REST shows for the identity.
+func (i Identity) REST() string {
+	if i.Bot {
+		return i.Login + "[bot]"
+	}
+	return i.Login
+}
+
+// Token kinds as scenarios.
+var (
+	ActionsToken = Identity{Login: "github-actions", Bot: true}
+	AppToken     = Identity{Login: "cdk-deployer", Bot: true}
+	PAT          = Identity{Login: "octocat"}
 )
 
 // Comment is a stored issue comment.
 type Comment struct {
-	ID        int64  `json:"id"`
-	NodeID    string `json:"node_id"`
-	Body      string `json:"body"`
-	User      User   `json:"user"`
-	HTMLURL   string `json:"html_url"`
-	Minimized bool   `json:"-"`
+	ID        int64
+	NodeID    string
+	Body      string
+	User      string // the REST login
+	Minimized bool
 }
 
-// User is a GitHub account.
-type User struct {
-	Login string `json:"login"`
+// PullRequest is a stored pull request.
+type PullRequest struct {
+	Number         int
+	Title          string
+	Author         string
+	HeadSHA        string
+	HeadRef        string
+	HeadRepo       string // full name; another repository means a fork
+	BaseSHA        string
+	BaseRef        string
+	MergeCommitSHA string
+	Mergeable      *bool
+	MergedAt       string // RFC 3339; "" while open
+	Labels         []string
 }
 
-// Server is the fake API.
-type Server struct {
-	*httptest.Server
-	mu       sync.Mutex
-	Login    string                // who the token is
-	Comments map[int][]*Comment    // by issue number
-	Calls    []string              // "METHOD /path?query"
-	Fail     map[string][]Response // scripted responses, consumed in order, by "METHOD /path"
-	Token    string                // the token requests must carry
-	Pulls    map[int]string        // pull request JSON by number
-	// CommitPulls is the JSON array GET /repos/{o}/{r}/commits/{sha}/pulls answers, by sha.
-	CommitPulls map[string]string
-	Deployments []*Deployment
-	Issues      []*Issue
-	PerPage     int
-	nextID      int64
+// LabelEvent records who applied a label.
+type LabelEvent struct {
+	Label string
+	Actor string
+}
+
+// Review is a submitted pull request review.
+type Review struct {
+	User  string
+	State string
+}
+
+// CheckRun is a created check run with every output it was given.
+type CheckRun struct {
+	ID          int64
+	Name        string
+	HeadSHA     string
+	Status      string
+	Conclusion  string
+	ExternalID  string
+	Title       string
+	Summary     string
+	Annotations []map[string]any
+	Updates     int
 }
 
 // Deployment is a created deployment with the states it was moved through.
 type Deployment struct {
-	ID          int64  `json:"id"`
-	Ref         string `json:"ref"`
-	Environment string `json:"environment"`
-	Description string `json:"description"`
+	ID          int64
+	Ref         string
+	Environment string
+	Description string
 	States      []string
 	LogURLs     []string
 }
 
 // Issue is an opened issue; its comments are in Comments under its number.
 type Issue struct {
-	Number  int      `json:"number"`
-	Title   string   `json:"title"`
-	Body    string   `json:"body"`
-	State   string   `json:"state"`
-	User    User     `json:"user"`
-	HTMLURL string   `json:"html_url"`
-	Labels  []string `json:"-"`
+	Number int
+	Title  string
+	Body   string
+	State  string
+	User   string
+	Labels []string
 }
 
 // Response is a scripted reply.
@@ -77,182 +127,82 @@ type Response struct {
 	Body    string
 }
 
-// New starts a server; it stops with the test.
+// Options configure a server.
+type Options struct {
+	Flavour ghspec.Flavour      // which description is the contract (default api.github.com)
+	Tokens  map[string]Identity // token → identity
+}
+
+// Server is the fake API.
+type Server struct {
+	*httptest.Server
+	t       testing.TB
+	spec    *ghspec.REST
+	base    string // API path prefix: "" on github.com, "/api/v3" on GHES
+	graphql string // GraphQL path
+
+	mu       sync.Mutex
+	Tokens   map[string]Identity
+	Comments map[int][]*Comment // by issue number
+	Calls    []string           // "METHOD /path?query", the API prefix removed
+	// Fail holds scripted responses by "METHOD /path", consumed in order.
+	Fail map[string][]Response
+	// Drop loses the answer of the next n requests of "METHOD /path" after acting on them: the
+	// connection closes before a byte of the answer is written.
+	Drop        map[string]int
+	Pulls       map[int]*PullRequest
+	CommitPulls map[string][]int // pull requests whose commits include sha
+	LabelEvents map[int][]LabelEvent
+	Reviews     map[int][]Review
+	Permissions map[string]string // REST login → admin, maintain, write, triage, read (default none)
+	CheckRuns   []*CheckRun
+	Deployments []*Deployment
+	Issues      []*Issue
+	PerPage     int
+	// Operations counts requests by operationId (e.g. "issues/create-comment").
+	Operations map[string]int
+	nextID     int64
+}
+
+// New starts a github.com server whose token acts as the Actions token; it stops with the test.
 func New(t testing.TB, token string) *Server {
-	s := &Server{Login: "cdkbot[bot]", Comments: map[int][]*Comment{}, Fail: map[string][]Response{}, Token: token, PerPage: 100, nextID: 1000,
-		Pulls: map[int]string{}, CommitPulls: map[string]string{}}
+	return NewWith(t, Options{Tokens: map[string]Identity{token: ActionsToken}})
+}
+
+// NewWith starts a server; it stops with the test.
+func NewWith(t testing.TB, o Options) *Server {
+	if o.Flavour == "" {
+		o.Flavour = ghspec.DotCom
+	}
+	s := &Server{t: t, spec: ghspec.Load(t, o.Flavour), graphql: "/graphql", Tokens: o.Tokens,
+		Comments: map[int][]*Comment{}, Fail: map[string][]Response{}, Drop: map[string]int{}, PerPage: 100, nextID: 1000,
+		Pulls: map[int]*PullRequest{}, CommitPulls: map[string][]int{}, LabelEvents: map[int][]LabelEvent{}, Reviews: map[int][]Review{},
+		Permissions: map[string]string{}, Operations: map[string]int{}}
+	if o.Flavour != ghspec.DotCom {
+		s.base, s.graphql = "/api/v3", "/api/graphql"
+	}
+	ghspec.GraphQL(t) // parse once, outside any request
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
 }
 
-// Add stores a comment as written by login.
+// APIURL is GITHUB_API_URL for this server; GraphQLURL is GITHUB_GRAPHQL_URL.
+func (s *Server) APIURL() string     { return s.URL + s.base }
+func (s *Server) GraphQLURL() string { return s.URL + s.graphql }
+
+// Add stores a comment as written by the REST login.
 func (s *Server) Add(issue int, login, body string) *Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.nextID++
-	c := &Comment{ID: s.nextID, NodeID: fmt.Sprintf("IC_%d", s.nextID), Body: body, User: User{login}, HTMLURL: fmt.Sprintf("https://github.test/c/%d", s.nextID)}
-	s.Comments[issue] = append(s.Comments[issue], c)
-	return c
+	return s.addComment(issue, login, body)
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	key := r.Method + " " + r.URL.Path
-	call := key
-	if r.URL.RawQuery != "" {
-		call += "?" + r.URL.RawQuery
-	}
-	s.Calls = append(s.Calls, call)
-	if r.Header.Get("Authorization") != "Bearer "+s.Token {
-		http.Error(w, `{"message":"Bad credentials"}`, http.StatusUnauthorized)
-		return
-	}
-	if script := s.Fail[key]; len(script) > 0 {
-		s.Fail[key] = script[1:]
-		for k, v := range script[0].Headers {
-			w.Header().Set(k, v)
-		}
-		w.WriteHeader(script[0].Status)
-		fmt.Fprint(w, script[0].Body)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	switch {
-	case len(parts) == 5 && parts[3] == "pulls" && r.Method == http.MethodGet:
-		n, _ := strconv.Atoi(parts[4])
-		if pr, ok := s.Pulls[n]; ok {
-			fmt.Fprint(w, pr)
-			return
-		}
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
-	case len(parts) == 6 && parts[3] == "commits" && parts[5] == "pulls" && r.Method == http.MethodGet:
-		if prs, ok := s.CommitPulls[parts[4]]; ok {
-			fmt.Fprint(w, prs)
-			return
-		}
-		fmt.Fprint(w, "[]")
-	case len(parts) == 4 && parts[3] == "deployments" && r.Method == http.MethodPost:
-		var d Deployment
-		json.NewDecoder(r.Body).Decode(&d)
-		s.nextID++
-		d.ID = s.nextID
-		s.Deployments = append(s.Deployments, &d)
-		w.WriteHeader(http.StatusCreated)
-		json.NewEncoder(w).Encode(d)
-	case len(parts) == 6 && parts[3] == "deployments" && parts[5] == "statuses" && r.Method == http.MethodPost:
-		id, _ := strconv.ParseInt(parts[4], 10, 64)
-		var st struct {
-			State  string `json:"state"`
-			LogURL string `json:"log_url"`
-		}
-		json.NewDecoder(r.Body).Decode(&st)
-		for _, d := range s.Deployments {
-			if d.ID == id {
-				d.States, d.LogURLs = append(d.States, st.State), append(d.LogURLs, st.LogURL)
-				w.WriteHeader(http.StatusCreated)
-				fmt.Fprintf(w, `{"id":%d,"state":%q}`, id*10+int64(len(d.States)), st.State)
-				return
-			}
-		}
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
-	case len(parts) == 4 && parts[3] == "issues" && r.Method == http.MethodGet:
-		want := r.URL.Query().Get("labels")
-		out := []map[string]any{}
-		for _, is := range s.Issues {
-			if is.State == r.URL.Query().Get("state") && (want == "" || slices.Contains(is.Labels, want)) {
-				out = append(out, map[string]any{"number": is.Number, "title": is.Title, "state": is.State, "user": is.User, "html_url": is.HTMLURL})
-			}
-		}
-		json.NewEncoder(w).Encode(out)
-	case len(parts) == 4 && parts[3] == "issues" && r.Method == http.MethodPost:
-		var in struct {
-			Title, Body string
-			Labels      []string
-		}
-		json.NewDecoder(r.Body).Decode(&in)
-		is := &Issue{Number: 500 + len(s.Issues), Title: in.Title, Body: in.Body, State: "open", User: User{s.Login}, Labels: in.Labels}
-		is.HTMLURL = fmt.Sprintf("https://github.test/issues/%d", is.Number)
-		s.Issues = append(s.Issues, is)
-		w.WriteHeader(http.StatusCreated)
-		json.NewEncoder(w).Encode(is)
-	case key == "GET /user":
-		json.NewEncoder(w).Encode(User{s.Login})
-	case key == "POST /graphql":
-		var q struct {
-			Variables map[string]string `json:"variables"`
-		}
-		json.NewDecoder(r.Body).Decode(&q)
-		for _, cs := range s.Comments {
-			for _, c := range cs {
-				if c.NodeID == q.Variables["id"] {
-					c.Minimized = true
-				}
-			}
-		}
-		fmt.Fprint(w, `{"data":{"minimizeComment":{"minimizedComment":{"isMinimized":true}}}}`)
-	case len(parts) == 6 && parts[3] == "issues" && parts[5] == "comments":
-		issue, _ := strconv.Atoi(parts[4])
-		if r.Method == http.MethodPost {
-			var c Comment
-			json.NewDecoder(r.Body).Decode(&c)
-			if len(c.Body) > 65536 {
-				w.WriteHeader(http.StatusUnprocessableEntity)
-				fmt.Fprint(w, `{"message":"Validation Failed","errors":[{"resource":"IssueComment","code":"custom","field":"body","message":"body is too long (maximum is 65536 characters)"}]}`)
-				return
-			}
-			s.nextID++
-			c.ID, c.NodeID, c.User = s.nextID, fmt.Sprintf("IC_%d", s.nextID), User{s.Login}
-			c.HTMLURL = fmt.Sprintf("https://github.test/c/%d", c.ID)
-			s.Comments[issue] = append(s.Comments[issue], &c)
-			w.WriteHeader(http.StatusCreated)
-			json.NewEncoder(w).Encode(c)
-			return
-		}
-		all := s.Comments[issue]
-		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
-		if page < 1 {
-			page = 1
-		}
-		per := s.PerPage
-		start, end := (page-1)*per, page*per
-		if start > len(all) {
-			start = len(all)
-		}
-		if end > len(all) {
-			end = len(all)
-		}
-		if end < len(all) {
-			next := *r.URL
-			q := next.Query()
-			q.Set("page", strconv.Itoa(page+1))
-			next.RawQuery = q.Encode()
-			w.Header().Set("Link", fmt.Sprintf(`<%s%s>; rel="next"`, s.URL, next.RequestURI()))
-		}
-		out := all[start:end]
-		if out == nil {
-			out = []*Comment{}
-		}
-		json.NewEncoder(w).Encode(out)
-	case len(parts) == 6 && parts[3] == "issues" && parts[4] == "comments" && r.Method == http.MethodPatch:
-		id, _ := strconv.ParseInt(parts[5], 10, 64)
-		var in Comment
-		json.NewDecoder(r.Body).Decode(&in)
-		for _, cs := range s.Comments {
-			for _, c := range cs {
-				if c.ID == id {
-					c.Body = in.Body
-					json.NewEncoder(w).Encode(c)
-					return
-				}
-			}
-		}
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
-	default:
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
-	}
+func (s *Server) addComment(issue int, login, body string) *Comment {
+	s.nextID++
+	c := &Comment{ID: s.nextID, NodeID: fmt.Sprintf("IC_%d", s.nextID), Body: body, User: login}
+	s.Comments[issue] = append(s.Comments[issue], c)
+	return c
 }
 
 // CallsSince returns the calls after the first n.
@@ -260,4 +210,509 @@ func (s *Server) CallsSince(n int) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.Calls[n:]...)
+}
+
+// Count returns how many requests of operationId were served.
+func (s *Server) Count(operationID string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Operations[operationID]
+}
+
+// violation fails the test: the client sent what GitHub does not describe, or the fake
+// answered what GitHub would not.
+func (s *Server) violation(w http.ResponseWriter, status int, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.t.Errorf("GitHub contract: %s", msg)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"message": msg})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	body, _ := io.ReadAll(r.Body)
+	path := r.URL.Path
+	if path != s.graphql {
+		var ok bool
+		if path, ok = strings.CutPrefix(path, s.base); !ok || path == "" {
+			s.violation(w, http.StatusNotFound, "%s %s is outside the API base %q", r.Method, r.URL.Path, s.base)
+			return
+		}
+	}
+	key := r.Method + " " + path
+	call := key
+	if r.URL.RawQuery != "" {
+		call += "?" + r.URL.RawQuery
+	}
+	s.Calls = append(s.Calls, call)
+
+	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	who, authed := s.Tokens[token]
+	rec := httptest.NewRecorder()
+	var op *ghspec.Operation
+	switch {
+	case path == s.graphql && r.Method == http.MethodPost:
+		if !authed {
+			writeJSON(rec, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
+			break
+		}
+		if !s.serveGraphQL(w, rec, who, body) {
+			return
+		}
+	default:
+		var err error
+		op, err = s.spec.CheckRequest(r.Method, path, r.URL.Query(), body)
+		if err != nil {
+			s.violation(w, http.StatusNotFound, "%v", err)
+			return
+		}
+		s.Operations[op.ID]++
+		if !authed {
+			writeJSON(rec, http.StatusUnauthorized, map[string]any{"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
+			break
+		}
+		if script := s.Fail[key]; len(script) > 0 {
+			s.Fail[key] = script[1:]
+			for k, v := range script[0].Headers {
+				w.Header().Set(k, v)
+			}
+			w.WriteHeader(script[0].Status)
+			fmt.Fprint(w, script[0].Body)
+			return
+		}
+		s.serveREST(rec, r, op, who, path, body)
+		if err := s.spec.CheckResponse(op, rec.Code, rec.Body.Bytes()); err != nil {
+			s.violation(w, http.StatusInternalServerError, "the fake's own answer: %v", err)
+			return
+		}
+	}
+	if s.Drop[key] > 0 {
+		s.Drop[key]--
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func notFound(w http.ResponseWriter) {
+	writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+}
+
+// serveGraphQL answers into rec; false when it answered w directly (a violation).
+func (s *Server) serveGraphQL(w http.ResponseWriter, rec *httptest.ResponseRecorder, who Identity, body []byte) bool {
+	var req struct {
+		Query     string         `json:"query"`
+		Variables map[string]any `json:"variables"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		s.violation(w, http.StatusBadRequest, "GraphQL request is not JSON: %v", err)
+		return false
+	}
+	if _, err := ghspec.CheckGraphQL(ghspec.GraphQL(s.t), req.Query, req.Variables); err != nil {
+		s.violation(w, http.StatusOK, "%v", err)
+		return false
+	}
+	data := map[string]any{}
+	switch {
+	case strings.Contains(req.Query, "viewer"):
+		data["viewer"] = map[string]any{"login": who.Login}
+	case strings.Contains(req.Query, "minimizeComment"):
+		id, _ := req.Variables["id"].(string)
+		found := false
+		for _, cs := range s.Comments {
+			for _, c := range cs {
+				if c.NodeID == id {
+					c.Minimized, found = true, true
+				}
+			}
+		}
+		if !found {
+			writeJSON(rec, http.StatusOK, map[string]any{"data": map[string]any{"minimizeComment": nil},
+				"errors": []any{map[string]any{"type": "NOT_FOUND", "message": fmt.Sprintf("Could not resolve to a node with the global id of '%s'", id)}}})
+			return true
+		}
+		data["minimizeComment"] = map[string]any{"minimizedComment": map[string]any{"isMinimized": true}}
+	default:
+		s.violation(w, http.StatusOK, "the fake does not answer this GraphQL document: %s", req.Query)
+		return false
+	}
+	writeJSON(rec, http.StatusOK, map[string]any{"data": data})
+	return true
+}
+
+// serveREST acts on a described request and writes GitHub's answer.
+func (s *Server) serveREST(w *httptest.ResponseRecorder, r *http.Request, op *ghspec.Operation, who Identity, path string, body []byte) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	num := func(i int) int { n, _ := strconv.Atoi(parts[i]); return n }
+	var in map[string]any
+	_ = json.Unmarshal(body, &in)
+	str := func(k string) string { v, _ := in[k].(string); return v }
+	switch op.ID {
+	case "users/get-authenticated":
+		if who.Bot {
+			writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration",
+				"documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user", "status": "403"})
+			return
+		}
+		writeJSON(w, http.StatusOK, privateUser(who.REST()))
+	case "issues/list-comments":
+		all := s.Comments[num(4)]
+		items := make([]any, 0, len(all))
+		for _, c := range all {
+			items = append(items, s.commentJSON(num(4), c))
+		}
+		s.page(w, r, items)
+	case "issues/create-comment":
+		c := s.addComment(num(4), who.REST(), str("body"))
+		if len(c.Body) > 65536 {
+			s.Comments[num(4)] = s.Comments[num(4)][:len(s.Comments[num(4)])-1]
+			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "documentation_url": "https://docs.github.com/rest",
+				"errors": []any{map[string]any{"resource": "IssueComment", "code": "custom", "field": "body", "message": "body is too long (maximum is 65536 characters)"}}})
+			return
+		}
+		writeJSON(w, http.StatusCreated, s.commentJSON(num(4), c))
+	case "issues/update-comment":
+		id, _ := strconv.ParseInt(parts[5], 10, 64)
+		for n, cs := range s.Comments {
+			for _, c := range cs {
+				if c.ID == id {
+					if !strings.EqualFold(c.User, who.REST()) {
+						writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration"})
+						return
+					}
+					c.Body = str("body")
+					writeJSON(w, http.StatusOK, s.commentJSON(n, c))
+					return
+				}
+			}
+		}
+		notFound(w)
+	case "pulls/get":
+		pr, ok := s.Pulls[num(4)]
+		if !ok {
+			notFound(w)
+			return
+		}
+		writeJSON(w, http.StatusOK, s.pullJSON(pr))
+	case "repos/list-pull-requests-associated-with-commit":
+		items := []any{}
+		for _, n := range s.CommitPulls[parts[4]] {
+			if pr, ok := s.Pulls[n]; ok {
+				items = append(items, s.pullJSON(pr))
+			}
+		}
+		s.page(w, r, items)
+	case "issues/list-events":
+		items := []any{}
+		for i, e := range s.LabelEvents[num(4)] {
+			items = append(items, map[string]any{"id": 9000 + i, "node_id": fmt.Sprintf("LE_%d", i), "url": s.URL + "/events/" + strconv.Itoa(9000+i),
+				"actor": simpleUser(e.Actor), "event": "labeled", "commit_id": nil, "commit_url": nil, "created_at": "2026-11-20T10:00:00Z",
+				"performed_via_github_app": nil, "label": map[string]any{"name": e.Label, "color": "d73a4a"}})
+		}
+		s.page(w, r, items)
+	case "pulls/list-reviews":
+		items := []any{}
+		for i, rv := range s.Reviews[num(4)] {
+			obj := template(s.t, "pull_request_review", "submitted", "review")
+			obj["id"], obj["node_id"], obj["user"], obj["state"], obj["body"] = 7000+i, fmt.Sprintf("PRR_%d", i), simpleUser(rv.User), rv.State, ""
+			items = append(items, obj)
+		}
+		s.page(w, r, items)
+	case "repos/get-collaborator-permission-level":
+		role := s.Permissions[parts[4]]
+		if role == "" {
+			role = "none"
+		}
+		perm := map[string]string{"maintain": "write", "triage": "read"}[role]
+		if perm == "" {
+			perm = role
+		}
+		u := simpleUser(parts[4])
+		u["role_name"] = role
+		writeJSON(w, http.StatusOK, map[string]any{"permission": perm, "role_name": role, "user": u})
+	case "checks/create":
+		s.nextID++
+		cr := &CheckRun{ID: s.nextID, Name: str("name"), HeadSHA: str("head_sha"), Status: str("status"), Conclusion: str("conclusion"), ExternalID: str("external_id")}
+		if cr.Conclusion != "" {
+			cr.Status = "completed"
+		}
+		s.output(cr, in)
+		s.CheckRuns = append(s.CheckRuns, cr)
+		writeJSON(w, http.StatusCreated, s.checkRunJSON(cr))
+	case "checks/update":
+		id, _ := strconv.ParseInt(parts[4], 10, 64)
+		for _, cr := range s.CheckRuns {
+			if cr.ID == id {
+				cr.Updates++
+				if c := str("conclusion"); c != "" {
+					cr.Conclusion, cr.Status = c, "completed"
+				}
+				s.output(cr, in)
+				writeJSON(w, http.StatusOK, s.checkRunJSON(cr))
+				return
+			}
+		}
+		notFound(w)
+	case "checks/list-for-ref":
+		runs := []any{}
+		for _, cr := range s.CheckRuns {
+			if cr.HeadSHA == parts[4] && (r.URL.Query().Get("check_name") == "" || r.URL.Query().Get("check_name") == cr.Name) {
+				runs = append(runs, s.checkRunJSON(cr))
+			}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"total_count": len(runs), "check_runs": runs})
+	case "repos/create-deployment":
+		s.nextID++
+		d := &Deployment{ID: s.nextID, Ref: str("ref"), Environment: str("environment"), Description: str("description")}
+		s.Deployments = append(s.Deployments, d)
+		writeJSON(w, http.StatusCreated, s.deploymentJSON(d))
+	case "repos/list-deployments":
+		items := []any{}
+		for _, d := range s.Deployments {
+			if q := r.URL.Query(); (q.Get("ref") == "" || q.Get("ref") == d.Ref) && (q.Get("environment") == "" || q.Get("environment") == d.Environment) {
+				items = append(items, s.deploymentJSON(d))
+			}
+		}
+		s.page(w, r, items)
+	case "repos/create-deployment-status":
+		id, _ := strconv.ParseInt(parts[4], 10, 64)
+		for _, d := range s.Deployments {
+			if d.ID == id {
+				d.States, d.LogURLs = append(d.States, str("state")), append(d.LogURLs, str("log_url"))
+				obj := template(s.t, "deployment_status", "created", "deployment_status")
+				obj["id"], obj["state"], obj["description"], obj["log_url"], obj["environment"] = id*10+int64(len(d.States)), str("state"), str("description"), str("log_url"), d.Environment
+				obj["creator"], obj["target_url"] = simpleUser(who.REST()), str("log_url")
+				writeJSON(w, http.StatusCreated, obj)
+				return
+			}
+		}
+		notFound(w)
+	case "issues/list-for-repo":
+		want := r.URL.Query().Get("labels")
+		items := []any{}
+		for _, is := range s.Issues {
+			if is.State == r.URL.Query().Get("state") && (want == "" || slices.Contains(is.Labels, want)) {
+				items = append(items, s.issueJSON(is))
+			}
+		}
+		s.page(w, r, items)
+	case "issues/create":
+		var labels []string
+		for _, l := range asList(in["labels"]) {
+			if n, ok := l.(string); ok {
+				labels = append(labels, n)
+			}
+		}
+		is := &Issue{Number: 500 + len(s.Issues), Title: str("title"), Body: str("body"), State: "open", User: who.REST(), Labels: labels}
+		s.Issues = append(s.Issues, is)
+		writeJSON(w, http.StatusCreated, s.issueJSON(is))
+	default:
+		s.t.Errorf("ghserver: %s (%s %s) is described by GitHub but not modelled by the fake", op.ID, r.Method, path)
+		notFound(w)
+	}
+}
+
+func (s *Server) output(cr *CheckRun, in map[string]any) {
+	out, _ := in["output"].(map[string]any)
+	if out == nil {
+		return
+	}
+	if v, ok := out["title"].(string); ok {
+		cr.Title = v
+	}
+	if v, ok := out["summary"].(string); ok {
+		cr.Summary = v
+	}
+	for _, a := range asList(out["annotations"]) {
+		if m, ok := a.(map[string]any); ok {
+			cr.Annotations = append(cr.Annotations, m)
+		}
+	}
+}
+
+// page answers a list the way GitHub paginates it: per_page (default 30, at most 100), page,
+// and a Link header with rel="next" while more remain.
+func (s *Server) page(w http.ResponseWriter, r *http.Request, all []any) {
+	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+	if per <= 0 {
+		per = 30
+	}
+	per = min(per, 100, s.PerPage)
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	if page < 1 {
+		page = 1
+	}
+	start, end := min((page-1)*per, len(all)), min(page*per, len(all))
+	if end < len(all) {
+		next := *r.URL
+		q := next.Query()
+		q.Set("page", strconv.Itoa(page+1))
+		next.RawQuery = q.Encode()
+		w.Header().Set("Link", fmt.Sprintf(`<%s%s>; rel="next"`, s.URL, next.RequestURI()))
+	}
+	writeJSON(w, http.StatusOK, all[start:end])
+}
+
+var (
+	tmplMu sync.Mutex
+	tmpls  = map[string][]byte{}
+)
+
+// template is a fresh copy of a real webhook payload's object (event, action, key): real
+// GitHub objects are the starting point of every answer, so their shape is GitHub's.
+func template(t testing.TB, event, action, key string) map[string]any {
+	tmplMu.Lock()
+	raw, ok := tmpls[event+"/"+action+"/"+key]
+	if !ok {
+		for _, h := range ghspec.Webhooks(t, event) {
+			if h.Action == action {
+				var p map[string]json.RawMessage
+				_ = json.Unmarshal(h.Payload, &p)
+				raw = p[key]
+				break
+			}
+		}
+		tmpls[event+"/"+action+"/"+key] = raw
+	}
+	tmplMu.Unlock()
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Errorf("ghserver: no %s.%s payload with %q: %v", event, action, key, err)
+	}
+	return out
+}
+
+var userIDs sync.Map
+
+func simpleUser(login string) map[string]any {
+	id, _ := userIDs.LoadOrStore(strings.ToLower(login), int64(4000+len(login)*97+int(login[0])))
+	typ := "User"
+	if strings.HasSuffix(login, "[bot]") {
+		typ = "Bot"
+	}
+	u := map[string]any{"login": login, "id": id, "node_id": fmt.Sprintf("U_%d", id), "avatar_url": "https://avatars.githubusercontent.com/u/1",
+		"gravatar_id": "", "url": "https://api.github.com/users/" + login, "html_url": "https://github.com/" + login,
+		"type": typ, "site_admin": false}
+	for _, k := range []string{"followers", "following", "gists", "starred", "subscriptions", "organizations", "repos", "events", "received_events"} {
+		u[k+"_url"] = "https://api.github.com/users/" + login + "/" + k
+	}
+	return u
+}
+
+func privateUser(login string) map[string]any {
+	u := simpleUser(login)
+	for k, v := range map[string]any{"name": login, "company": nil, "blog": "", "location": nil, "email": nil, "hireable": nil, "bio": nil,
+		"public_repos": 1, "public_gists": 0, "followers": 0, "following": 0, "created_at": "2020-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+		"private_gists": 0, "total_private_repos": 0, "owned_private_repos": 0, "disk_usage": 0, "collaborators": 0, "two_factor_authentication": true} {
+		u[k] = v
+	}
+	return u
+}
+
+func (s *Server) commentJSON(issue int, c *Comment) map[string]any {
+	obj := template(s.t, "issue_comment", "created", "comment")
+	obj["id"], obj["node_id"], obj["body"], obj["user"] = c.ID, c.NodeID, c.Body, simpleUser(c.User)
+	obj["html_url"] = fmt.Sprintf("https://github.test/acme/shop/issues/%d#issuecomment-%d", issue, c.ID)
+	obj["url"] = fmt.Sprintf("%s/repos/acme/shop/issues/comments/%d", s.URL, c.ID)
+	obj["issue_url"] = fmt.Sprintf("%s/repos/acme/shop/issues/%d", s.URL, issue)
+	return obj
+}
+
+func labelsJSON(t testing.TB, names []string) []any {
+	out := []any{}
+	for i, n := range names {
+		l := template(t, "pull_request", "labeled", "label")
+		l["id"], l["node_id"], l["name"] = 600+i, fmt.Sprintf("LA_%d", i), n
+		out = append(out, l)
+	}
+	return out
+}
+
+func (s *Server) pullJSON(pr *PullRequest) map[string]any {
+	obj := template(s.t, "pull_request", "opened", "pull_request")
+	obj["number"], obj["title"], obj["user"], obj["labels"] = pr.Number, pr.Title, simpleUser(pr.Author), labelsJSON(s.t, pr.Labels)
+	obj["auto_merge"] = nil
+	obj["merge_commit_sha"] = nilIfEmpty(pr.MergeCommitSHA)
+	if pr.Mergeable != nil {
+		obj["mergeable"] = *pr.Mergeable
+	} else {
+		obj["mergeable"] = nil
+	}
+	obj["merged_at"], obj["merged"] = nilIfEmpty(pr.MergedAt), pr.MergedAt != ""
+	if pr.MergedAt != "" {
+		obj["state"], obj["closed_at"] = "closed", pr.MergedAt
+	}
+	head, base := obj["head"].(map[string]any), obj["base"].(map[string]any)
+	head["sha"], head["ref"], base["sha"], base["ref"] = pr.HeadSHA, pr.HeadRef, pr.BaseSHA, pr.BaseRef
+	repo := head["repo"].(map[string]any)
+	base["repo"].(map[string]any)["full_name"] = "acme/shop"
+	repo["full_name"], repo["fork"] = "acme/shop", false
+	if pr.HeadRepo != "" && pr.HeadRepo != "acme/shop" {
+		repo["full_name"], repo["fork"] = pr.HeadRepo, true
+	}
+	return obj
+}
+
+func (s *Server) checkRunJSON(cr *CheckRun) map[string]any {
+	obj := template(s.t, "check_run", "completed", "check_run")
+	obj["id"], obj["node_id"], obj["name"], obj["head_sha"], obj["status"] = cr.ID, fmt.Sprintf("CR_%d", cr.ID), cr.Name, cr.HeadSHA, cr.Status
+	obj["conclusion"], obj["external_id"] = nilIfEmpty(cr.Conclusion), cr.ExternalID
+	obj["html_url"] = fmt.Sprintf("https://github.test/acme/shop/runs/%d", cr.ID)
+	obj["url"] = fmt.Sprintf("%s/repos/acme/shop/check-runs/%d", s.URL, cr.ID)
+	out := obj["output"].(map[string]any)
+	out["title"], out["summary"], out["text"], out["annotations_count"] = nilIfEmpty(cr.Title), nilIfEmpty(cr.Summary), nil, len(cr.Annotations)
+	return obj
+}
+
+func (s *Server) deploymentJSON(d *Deployment) map[string]any {
+	obj := template(s.t, "deployment", "created", "deployment")
+	obj["id"], obj["node_id"], obj["ref"], obj["sha"], obj["environment"], obj["description"] = d.ID, fmt.Sprintf("DE_%d", d.ID), d.Ref, d.Ref, d.Environment, d.Description
+	return obj
+}
+
+func (s *Server) issueJSON(is *Issue) map[string]any {
+	obj := template(s.t, "issues", "opened", "issue")
+	obj["number"], obj["title"], obj["body"], obj["state"], obj["user"], obj["labels"] = is.Number, is.Title, is.Body, is.State, simpleUser(is.User), labelsJSON(s.t, is.Labels)
+	obj["html_url"] = fmt.Sprintf("https://github.test/acme/shop/issues/%d", is.Number)
+	delete(obj, "pull_request")
+	return obj
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// Body returns the newest comment on issue, or "".
+func (s *Server) Body(issue int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cs := s.Comments[issue]
+	if len(cs) == 0 {
+		return ""
+	}
+	return cs[len(cs)-1].Body
 }

@@ -1,0 +1,269 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/deployplan"
+	"github.com/cdkbot/cdkbot/internal/githubapi"
+	"github.com/cdkbot/cdkbot/internal/render"
+	"github.com/cdkbot/cdkbot/internal/review"
+)
+
+// FailureLabel marks the one issue a failing deploy on the default branch keeps open.
+const FailureLabel = "cdkbot-deploy-failed"
+
+// Merge is one push to deploy.
+type Merge struct {
+	Branch, DefaultBranch string
+	After                 string   // the commit the branch now points at
+	Commits               []string // the pushed commits
+	Key                   string   // the review comments' key (workflow/job/directory)
+	RunURL                string
+	// OnUnreviewed is "warn" or "refuse": what to do when a stack differs from what reviewers saw.
+	OnUnreviewed string
+	Gate         Gate // the approval rule and override label require-approval: broadening uses
+}
+
+// DeployOnMerge is the action on a push to the default branch: find the pull requests the push
+// merged, compare what is about to deploy with what their reviews showed, publish and deploy,
+// then report on each pull request, in the Deployments API, in the job summary and outputs,
+// and in one issue when the deploy failed. GitHub trouble is a warning, never a reason to stop
+// deploying or to hide the result.
+func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
+	if in.Branch == "" || in.Branch != in.DefaultBranch {
+		d.Runner.Notice("cdkbot: push to %q, not the default branch %q: nothing to deploy", in.Branch, in.DefaultBranch)
+		return nil
+	}
+	m := &merge{d: d, in: in}
+	m.prs = m.mergedPullRequests(ctx)
+	rep := &render.DeployReport{Key: "deploy/" + in.Key, Revision: in.After, RunURL: in.RunURL}
+	// Whatever stops the deploy before it starts is reported like a failed deploy: on the pull
+	// requests and in the failure issue, not only in the log.
+	stopped := func(err error) error {
+		rep.Refused = "nothing deployed: " + err.Error()
+		d.Runner.Error("cdkbot: %s", rep.Refused)
+		m.finish(ctx, rep, true)
+		return err
+	}
+	a, err := d.Deployer.Assembly(ctx)
+	if err != nil {
+		return stopped(err)
+	}
+	if rep.Unreviewed, err = m.unreviewed(ctx, a); err != nil {
+		return stopped(err)
+	}
+	for _, u := range rep.Unreviewed {
+		d.Runner.Warning("cdkbot: not as reviewed: %s", u)
+	}
+	if len(rep.Unreviewed) > 0 && in.OnUnreviewed == "refuse" {
+		rep.Refused = fmt.Sprintf("on-unreviewed is refuse: nothing deployed, because %d item(s) differ from what reviewers saw. "+
+			"Review them in a pull request, or deploy with on-unreviewed: warn.", len(rep.Unreviewed))
+		d.Runner.Error("cdkbot: %s", rep.Refused)
+		m.finish(ctx, rep, true)
+		return ErrBlocked
+	}
+	requireApproval, err := d.Deployer.RequireApproval()
+	if err != nil {
+		return stopped(err)
+	}
+	approved := false
+	if requireApproval == "broadening" {
+		approved = m.approved(ctx)
+	}
+	res, err := d.Deployer.Deploy(ctx, a, approved, func(p *deployplan.Plan) { m.openDeployments(ctx, p) })
+	if res != nil {
+		rep.Outcomes = res.Outcomes
+	}
+	m.finish(ctx, rep, err != nil || rep.Failed())
+	return err
+}
+
+type merge struct {
+	d           Deps
+	in          Merge
+	prs         []githubapi.MergedPullRequest
+	deployments map[string]int64 // GitHub deployment id by AWS environment
+}
+
+func (m *merge) warn(what string, err error) {
+	m.d.Runner.Warning("cdkbot: %s: %v", what, err)
+}
+
+func (m *merge) mergedPullRequests(ctx context.Context) []githubapi.MergedPullRequest {
+	prs, err := m.d.GitHub.MergedPullRequests(ctx, m.in.DefaultBranch, m.in.Commits)
+	if err != nil {
+		m.warn("could not find the merged pull requests", err)
+	}
+	var nums []string
+	for _, pr := range prs {
+		nums = append(nums, "#"+strconv.Itoa(pr.Number))
+	}
+	if len(nums) > 0 {
+		m.d.Runner.Notice("cdkbot: deploying %s, merged by %s", shortSHA(m.in.After), strings.Join(nums, ", "))
+	}
+	return prs
+}
+
+// approved is require-approval: broadening's rule: every merged pull request was approved
+// under the same rule as its review's gates (someone other than its author with write access).
+func (m *merge) approved(ctx context.Context) bool {
+	if len(m.prs) == 0 {
+		return false // pushed directly: nobody approved
+	}
+	for _, pr := range m.prs {
+		got, ignored := approvals(ctx, m.d.GitHub, m.in.Gate.Approval, m.in.Gate.label(),
+			PullRequestFacts{Number: pr.Number, Author: pr.Author, HeadSHA: pr.HeadSHA, Labels: pr.Labels})
+		for _, why := range ignored {
+			m.d.Runner.Warning("cdkbot: require-approval broadening, #%d: %s", pr.Number, why)
+		}
+		if len(got) == 0 {
+			return false
+		}
+		m.d.Runner.Notice("cdkbot: require-approval broadening: #%d %s", pr.Number, render.ApprovedBy(got))
+	}
+	return true
+}
+
+// unreviewed compares the assembly with the newest review marker on each merged pull request,
+// written by the token's own identity (anyone can paste a marker). With several pull requests
+// a stack counts as reviewed when any review saw its template.
+func (m *merge) unreviewed(ctx context.Context, a *assembly.Assembly) ([]string, error) {
+	deploying, err := review.TemplateHashes(a)
+	if err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
+	if len(m.prs) == 0 {
+		return []string{fmt.Sprintf("%s was pushed without a merged pull request: no review saw it", shortSHA(m.in.After))}, nil
+	}
+	seen := map[string]bool{}
+	var lines []string
+	for _, pr := range m.prs {
+		bodies, err := m.d.GitHub.OwnCommentBodies(ctx, pr.Number, func(b string) bool {
+			mk, ok := render.ParseMarker(b)
+			return ok && mk.Templates != nil && !strings.HasPrefix(mk.Key, "deploy/")
+		})
+		if err != nil {
+			m.warn(fmt.Sprintf("could not read the review of #%d", pr.Number), err)
+		}
+		if len(bodies) == 0 {
+			lines = append(lines, fmt.Sprintf("#%d has no cdkbot review", pr.Number))
+			continue
+		}
+		mk, _ := render.ParseMarker(bodies[len(bodies)-1])
+		where := fmt.Sprintf("#%d at %s", pr.Number, shortSHA(mk.HeadSHA))
+		if mk.HeadSHA != "" && pr.HeadSHA != "" && mk.HeadSHA != pr.HeadSHA {
+			lines = append(lines, fmt.Sprintf("#%d merged %s, but its review is of %s", pr.Number, shortSHA(pr.HeadSHA), shortSHA(mk.HeadSHA)))
+		}
+		for id, h := range deploying {
+			if mk.Templates[id] == h {
+				seen[id] = true
+			}
+		}
+		lines = append(lines, review.Unreviewed(mk.Templates, deploying, where)...)
+	}
+	// A stack any review saw as it is now is reviewed, whichever pull request changed it.
+	return slices.DeleteFunc(lines, func(l string) bool { return seen[strings.SplitN(l, ":", 2)[0]] }), nil
+}
+
+// openDeployments records one GitHub deployment per AWS environment, in progress.
+func (m *merge) openDeployments(ctx context.Context, p *deployplan.Plan) {
+	m.deployments = map[string]int64{}
+	for _, s := range p.Stacks {
+		env := githubEnvironment(s.Env)
+		if _, ok := m.deployments[env]; ok {
+			continue
+		}
+		id, err := m.d.GitHub.CreateDeployment(ctx, m.in.After, env, "cdkbot deploy of "+shortSHA(m.in.After))
+		if err != nil {
+			m.warn("could not create the GitHub deployment of "+env, err)
+			m.deployments[env] = 0
+			continue
+		}
+		m.deployments[env] = id
+		if err := m.d.GitHub.SetDeploymentStatus(ctx, id, "in_progress", m.in.RunURL, "deploying"); err != nil {
+			m.warn("could not update the GitHub deployment of "+env, err)
+		}
+	}
+}
+
+// githubEnvironment names an AWS environment for GitHub: aws://123456789012/us-east-1 →
+// 123456789012-us-east-1.
+func githubEnvironment(env string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(env, "aws://"), "/", "-")
+}
+
+// finish reports the result everywhere it belongs.
+func (m *merge) finish(ctx context.Context, rep *render.DeployReport, failed bool) {
+	failedEnv := map[string]bool{}
+	for _, o := range rep.Outcomes {
+		if !o.Result.OK() {
+			failedEnv[githubEnvironment(o.Environment)] = true
+		}
+	}
+	for env, id := range m.deployments {
+		if id == 0 {
+			continue
+		}
+		state, desc := "success", "deployed"
+		if failedEnv[env] || (failed && len(rep.Outcomes) == 0) {
+			state, desc = "failure", "failed"
+		}
+		if err := m.d.GitHub.SetDeploymentStatus(ctx, id, state, m.in.RunURL, desc); err != nil {
+			m.warn("could not update the GitHub deployment of "+env, err)
+		}
+	}
+	var comment bytes.Buffer
+	if err := render.DeployMarkdown(&comment, *rep); err != nil {
+		m.warn("could not render the deploy report", err)
+		return
+	}
+	summary := *rep
+	summary.Key = ""
+	var sum bytes.Buffer
+	_ = render.DeployMarkdown(&sum, summary)
+	m.d.Runner.Summary(sum.String())
+	deployed := 0
+	for _, o := range rep.Outcomes {
+		if o.Result.OK() {
+			deployed++
+		}
+	}
+	m.d.Runner.Output("deployed", strconv.Itoa(deployed))
+	m.d.Runner.Output("failed", strconv.FormatBool(failed))
+	var nums []string
+	for _, pr := range m.prs {
+		nums = append(nums, "#"+strconv.Itoa(pr.Number))
+		res, err := m.d.GitHub.UpsertComment(ctx, pr.Number, comment.String(), func(b string) bool {
+			key, ok := render.MarkerKey(b)
+			return ok && key == rep.Key
+		})
+		switch {
+		case githubapi.CannotWrite(err):
+			m.d.Runner.Warning("cdkbot: the token cannot comment on #%d (%v); the deploy report is in the job summary", pr.Number, err)
+		case err != nil:
+			m.warn(fmt.Sprintf("could not comment on #%d", pr.Number), err)
+		default:
+			m.d.Runner.Notice("cdkbot: deploy comment %s on #%d (%s)", res.Action, pr.Number, res.URL)
+		}
+	}
+	if !failed {
+		return
+	}
+	merged := "pushed directly"
+	if len(nums) > 0 {
+		merged = "merged by " + strings.Join(nums, ", ")
+	}
+	body := fmt.Sprintf("The deploy of %s (%s) on `%s` failed: [the run](%s).\n\n%s", m.in.After, merged, m.in.Branch, rep.RunURL, sum.String())
+	res, err := m.d.GitHub.ReportIssue(ctx, FailureLabel, fmt.Sprintf("cdkbot: deploy on %s failed", m.in.Branch), body)
+	if err != nil {
+		m.warn("could not open or update the deploy-failure issue", err)
+		return
+	}
+	m.d.Runner.Notice("cdkbot: deploy failure reported in issue #%d (%s)", res.ID, res.URL)
+}

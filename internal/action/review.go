@@ -1,0 +1,377 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/githubapi"
+	"github.com/cdkbot/cdkbot/internal/render"
+	"github.com/cdkbot/cdkbot/internal/review"
+)
+
+// SummaryLimit is GitHub's job summary size limit.
+const SummaryLimit = 1 << 20
+
+// DefaultCheckName names the check run branch protection and merge queues require.
+const DefaultCheckName = "cdkbot"
+
+// commentBudgets are tried in turn until GitHub accepts the comment.
+var commentBudgets = []int{render.GitHubCommentLimit - 1024, 32 << 10, 16 << 10, 8 << 10}
+
+// Deps are the adapters a flow drives.
+type Deps struct {
+	GitHub   GitHub
+	Runner   Runner
+	Reviewer Reviewer
+	Git      Git // nil when the reviewer was given assemblies
+	Deployer Deployer
+	// SaveReport writes the report file a fork's review leaves for a trusted workflow; it
+	// returns the file's path.
+	SaveReport func(SavedReport) (string, error)
+}
+
+// SavedReport is the report file: what was reviewed and the comment, so a trusted workflow can
+// post it for a fork's pull request.
+type SavedReport struct {
+	PullRequest int             `json:"pullRequest"`
+	Key         string          `json:"key"`
+	Comment     string          `json:"comment"`
+	Failed      bool            `json:"failed"`
+	Review      json.RawMessage `json:"review"`
+}
+
+// Gate is how a review is enforced: the check run, approvals and annotations.
+type Gate struct {
+	CheckName     string // "" is DefaultCheckName; "off" creates none
+	OverrideLabel string // "" is review.DefaultOverrideLabel
+	Approval      ApprovalRule
+	// AnnotationPath is the repository file check-run annotations point at (the app's cdk.json).
+	AnnotationPath string
+	RunURL         string
+}
+
+func (g Gate) label() string {
+	if g.OverrideLabel == "" {
+		return review.DefaultOverrideLabel
+	}
+	return g.OverrideLabel
+}
+
+// PullRequestReview is one review of a pull request.
+type PullRequestReview struct {
+	Event      string // pull_request, pull_request_target, issue_comment
+	PR         PullRequest
+	CheckedOut string // GITHUB_SHA: on pull_request, GitHub's test merge commit
+	Key        string
+	Comment    string // "" keeps one sticky comment; "new" writes a new one each run; "off" none
+	Gate       Gate
+}
+
+// PullRequest is the pull request under review.
+type PullRequest struct {
+	Number         int
+	Author         string
+	HeadSHA        string
+	BaseSHA        string
+	MergeCommitSHA string
+	Labels         []string
+	Fork           bool
+}
+
+// ReviewPullRequest reviews a pull request: what merging it would change (GitHub's test merge
+// commit against the base it was made from), who approved, the sticky comment, the check run,
+// the job summary and outputs. It returns ErrBlocked when a gate fails.
+func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error {
+	req := ReviewRequest{Key: in.Key, HeadSHA: in.PR.HeadSHA, NoSynth: in.Event != "pull_request"}
+	if req.NoSynth && !d.Reviewer.UsesAssemblies() {
+		d.Runner.Warning("cdkbot: %s runs with a write token, so pull request code is never run; pass base-assembly and head-assembly synthesized by a trusted job", in.Event)
+	}
+	if d.Reviewer.UsesAssemblies() {
+		req.Base, req.Head = in.PR.BaseSHA, in.PR.HeadSHA
+	} else {
+		var note string
+		var err error
+		if req.Base, req.Head, req.MergeSHA, note, err = revisions(d.Git, in); err != nil {
+			return err
+		}
+		if note != "" {
+			req.Notes = append(req.Notes, note)
+		}
+	}
+	var ignored []string
+	req.Approvals, ignored = approvals(ctx, d.GitHub, in.Gate.Approval, in.Gate.label(),
+		PullRequestFacts{Number: in.PR.Number, Author: in.PR.Author, HeadSHA: in.PR.HeadSHA, Labels: in.PR.Labels})
+	req.Notes = append(req.Notes, ignored...)
+	rep, err := d.Reviewer.Review(ctx, req)
+	if err != nil {
+		return err
+	}
+
+	var full, js bytes.Buffer
+	if err := render.ReviewMarkdown(&full, rep, SummaryLimit); err != nil {
+		return err
+	}
+	d.Runner.Summary(full.String())
+	if err := render.ReviewJSON(&js, rep); err != nil {
+		return err
+	}
+	body, err := commentBody(rep, commentBudgets[0])
+	if err != nil {
+		return err
+	}
+	reportPath, err := d.SaveReport(SavedReport{PullRequest: in.PR.Number, Key: rep.Key, Comment: body, Failed: rep.Failed(), Review: bytes.TrimSpace(js.Bytes())})
+	if err != nil {
+		return err
+	}
+	c := render.DiffReport{Stacks: rep.Stacks}.Count()
+	d.Runner.Output("has-changes", strconv.FormatBool(c.StacksChanged > 0))
+	d.Runner.Output("replacements", strconv.Itoa(c.Replace+c.MayReplace))
+	d.Runner.Output("destroys", strconv.Itoa(c.Destroy))
+	d.Runner.Output("security-broadening", strconv.FormatBool(c.Broadened))
+	d.Runner.Output("report-file", reportPath)
+
+	readOnly := in.PR.Fork && in.Event == "pull_request"
+	switch {
+	case in.Comment == "off":
+	case readOnly:
+		d.Runner.Notice("cdkbot: this pull request comes from a fork, whose token cannot comment. The review is in the job summary "+
+			"and in %s. To post it: upload that file as an artifact, and in a workflow triggered by workflow_run "+
+			"download it and run `cdkbot action comment --report FILE` with a token that can write.", reportPath)
+	default:
+		if err := postComment(ctx, d, in.PR.Number, rep, in.Comment == "new"); err != nil {
+			return err
+		}
+	}
+	if !readOnly {
+		checkRun(ctx, d, in.Gate, rep, in.PR.HeadSHA)
+	}
+	return verdict(d.Runner, rep)
+}
+
+// revisions chooses what to compare: GitHub's test merge commit (what main will hold after
+// merging) against its first parent (the base branch as the merge was made), so commits that
+// reached main after the branch point are not shown as removed by the pull request. Without
+// a test merge commit the head is compared with the merge base, and the note says so.
+func revisions(git Git, in PullRequestReview) (base, head, merge, note string, err error) {
+	var candidates []string
+	if in.Event == "pull_request" && in.CheckedOut != "" {
+		candidates = append(candidates, in.CheckedOut)
+	}
+	if in.PR.MergeCommitSHA != "" {
+		candidates = append(candidates, in.PR.MergeCommitSHA)
+	}
+	for _, c := range candidates {
+		sha, parents, err := git.Parents(c)
+		if err == nil && len(parents) == 2 && parents[1] == in.PR.HeadSHA {
+			return parents[0], sha, sha, "", nil
+		}
+	}
+	mb, err := git.MergeBase(in.PR.BaseSHA, in.PR.HeadSHA)
+	if err != nil {
+		return "", "", "", "", &InputError{Msg: fmt.Sprintf("cannot tell what pull request #%d changes: %v", in.PR.Number, err)}
+	}
+	note = fmt.Sprintf("There is no test merge commit of this pull request to review (it cannot merge as it is, or the checkout is not refs/pull/%d/merge), "+
+		"so this review compares the head %s with the merge base %s: what the base branch gained since then is not part of it.",
+		in.PR.Number, shortSHA(in.PR.HeadSHA), shortSHA(mb))
+	return mb, in.PR.HeadSHA, "", note, nil
+}
+
+// verdict fails the job, with an annotation per failing gate, when the review blocks.
+func verdict(r Runner, rep *review.Report) error {
+	if !rep.Failed() {
+		return nil
+	}
+	for _, g := range rep.Gates {
+		if g.Failing() {
+			r.Error("cdkbot: gate %s blocks this change (%d item(s)); approve with the label %q", g.Name, len(g.Items), rep.OverrideLabel)
+		}
+	}
+	return ErrBlocked
+}
+
+func commentBody(rep *review.Report, budget int) (string, error) {
+	var b bytes.Buffer
+	err := render.ReviewMarkdown(&b, rep, budget)
+	return b.String(), err
+}
+
+// postComment writes the sticky comment, rendering less detail when GitHub rejects the size.
+func postComment(ctx context.Context, d Deps, number int, rep *review.Report, alwaysNew bool) error {
+	ours := func(body string) bool {
+		key, ok := render.MarkerKey(body)
+		return ok && key == rep.Key && !alwaysNew
+	}
+	for _, budget := range commentBudgets {
+		body, err := commentBody(rep, budget)
+		if err != nil {
+			return err
+		}
+		res, err := d.GitHub.UpsertComment(ctx, number, body, ours)
+		switch {
+		case errors.Is(err, githubapi.ErrBodyTooLarge):
+			continue
+		case githubapi.CannotWrite(err):
+			d.Runner.Warning("cdkbot: the token cannot comment on #%d (%v); the review is in the job summary", number, err)
+			return nil
+		case err != nil:
+			return fmt.Errorf("post the review on #%d: %w", number, err)
+		}
+		d.Runner.Notice("cdkbot: review comment %s (%s)", res.Action, res.URL)
+		return nil
+	}
+	return fmt.Errorf("GitHub rejected the review comment even at %d bytes", commentBudgets[len(commentBudgets)-1])
+}
+
+// checkRun reports the verdict as a check run on sha. A token that cannot write checks (a
+// fork's, or one without checks: write) leaves the verdict to the job's exit code, with a
+// notice; GitHub trouble is a warning, since the exit code carries the verdict anyway.
+func checkRun(ctx context.Context, d Deps, g Gate, rep *review.Report, sha string) {
+	name := g.CheckName
+	switch name {
+	case "off":
+		return
+	case "":
+		name = DefaultCheckName
+	}
+	conclusion := "success"
+	if rep.Failed() {
+		conclusion = "failure"
+	}
+	var summary bytes.Buffer
+	if err := render.ReviewMarkdown(&summary, rep, githubapi.CheckTextLimit-1024); err != nil {
+		d.Runner.Warning("cdkbot: could not render the check run: %v", err)
+		return
+	}
+	// The check run is not where the deploy looks for reviews: no marker.
+	text := summary.String()
+	if strings.HasPrefix(text, render.MarkerPrefix) {
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[i+1:]
+		}
+	}
+	run := githubapi.CheckRun{Name: name, HeadSHA: sha, Conclusion: conclusion, Title: render.ReviewHeadline(rep), Summary: text,
+		DetailsURL: g.RunURL, ExternalID: rep.Key + "@" + sha, Annotations: annotations(g, rep)}
+	url, err := d.GitHub.CompleteCheckRun(ctx, run)
+	switch {
+	case githubapi.CannotWrite(err):
+		d.Runner.Notice("cdkbot: the token cannot create check runs (it needs `checks: write`; a fork's token never has it), so the verdict is this job's exit code")
+	case err != nil:
+		d.Runner.Warning("cdkbot: could not create the %s check run: %v; the verdict is this job's exit code", name, err)
+	default:
+		d.Runner.Notice("cdkbot: check run %s: %s (%s)", name, conclusion, url)
+	}
+}
+
+// annotations point the failing gates, the approved ones and policy errors at the app.
+func annotations(g Gate, rep *review.Report) []githubapi.Annotation {
+	path := g.AnnotationPath
+	if path == "" {
+		path = "cdk.json"
+	}
+	var out []githubapi.Annotation
+	for _, gate := range rep.Gates {
+		level := ""
+		switch {
+		case gate.Failing():
+			level = "failure"
+		case gate.Overridden:
+			level = "warning"
+		}
+		if level == "" {
+			continue
+		}
+		for _, item := range gate.Items {
+			out = append(out, githubapi.Annotation{Path: path, StartLine: 1, Level: level, Title: "cdkbot gate " + gate.Name, Message: item})
+		}
+	}
+	return out
+}
+
+// ReviewCommand answers `/cdkbot review` in a pull request's comments: the pull request is read
+// from the API and reviewed as on pull_request_target (its code is never run there).
+func ReviewCommand(ctx context.Context, d Deps, body string, number int, in PullRequestReview) error {
+	if !strings.HasPrefix(strings.TrimSpace(body), "/cdkbot review") {
+		d.Runner.Notice("cdkbot: the comment is not `/cdkbot review` on a pull request; nothing to do")
+		return nil
+	}
+	pr, err := d.GitHub.PullRequest(ctx, number)
+	if err != nil {
+		return err
+	}
+	in.PR = PullRequest{Number: pr.Number, Author: pr.Author, HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Labels: pr.Labels, Fork: pr.Fork}
+	if pr.Mergeable != nil && *pr.Mergeable {
+		in.PR.MergeCommitSHA = pr.MergeCommitSHA
+	}
+	in.Event = "issue_comment"
+	return ReviewPullRequest(ctx, d, in)
+}
+
+// MergeGroupReview is one merge queue check.
+type MergeGroupReview struct {
+	Action           string // checks_requested
+	BaseSHA, HeadSHA string
+	HeadRef          string // refs/heads/gh-readonly-queue/main/pr-104-<sha>
+	Key              string
+	Gate             Gate
+}
+
+var queuePR = regexp.MustCompile(`/pr-(\d+)-[0-9a-f]+$`)
+
+// ReviewMergeGroup gates a merge queue: the queue's head (the base plus the queued pull
+// requests) against its base, enforced through the check run and the exit code, reported in
+// the job summary; no comment. Approvals are those of the pull request the queue entry is for.
+func ReviewMergeGroup(ctx context.Context, d Deps, in MergeGroupReview) error {
+	if in.Action != "checks_requested" {
+		d.Runner.Notice("cdkbot: merge_group %q: nothing to check", in.Action)
+		return nil
+	}
+	req := ReviewRequest{Base: in.BaseSHA, Head: in.HeadSHA, HeadSHA: in.HeadSHA, Key: in.Key}
+	if m := queuePR.FindStringSubmatch(in.HeadRef); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		pr, err := d.GitHub.PullRequest(ctx, n)
+		if err != nil {
+			req.Notes = append(req.Notes, fmt.Sprintf("cdkbot could not read pull request #%d of this queue entry (%v), so no approval counts", n, err))
+		} else {
+			var ignored []string
+			req.Approvals, ignored = approvals(ctx, d.GitHub, in.Gate.Approval, in.Gate.label(),
+				PullRequestFacts{Number: pr.Number, Author: pr.Author, HeadSHA: pr.HeadSHA, Labels: pr.Labels})
+			req.Notes = append(req.Notes, ignored...)
+		}
+	}
+	rep, err := d.Reviewer.Review(ctx, req)
+	if err != nil {
+		return err
+	}
+	var full bytes.Buffer
+	if err := render.ReviewMarkdown(&full, rep, SummaryLimit); err != nil {
+		return err
+	}
+	d.Runner.Summary(full.String())
+	c := render.DiffReport{Stacks: rep.Stacks}.Count()
+	d.Runner.Output("has-changes", strconv.FormatBool(c.StacksChanged > 0))
+	d.Runner.Output("replacements", strconv.Itoa(c.Replace+c.MayReplace))
+	d.Runner.Output("destroys", strconv.Itoa(c.Destroy))
+	d.Runner.Output("security-broadening", strconv.FormatBool(c.Broadened))
+	checkRun(ctx, d, in.Gate, rep, in.HeadSHA)
+	return verdict(d.Runner, rep)
+}
+
+// PostSavedReport posts a review a fork's pull request left as a report file, from a trusted
+// workflow whose token can write.
+func PostSavedReport(ctx context.Context, d Deps, r SavedReport) error {
+	res, err := d.GitHub.UpsertComment(ctx, r.PullRequest, r.Comment, func(body string) bool {
+		key, ok := render.MarkerKey(body)
+		return ok && key == r.Key
+	})
+	if err != nil {
+		return err
+	}
+	d.Runner.Notice("cdkbot: review comment %s on #%d (%s)", res.Action, r.PullRequest, res.URL)
+	return nil
+}

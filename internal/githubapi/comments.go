@@ -1,0 +1,116 @@
+package githubapi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// Action says what UpsertComment did.
+type Action string
+
+// Comment actions.
+const (
+	Created   Action = "created"
+	Updated   Action = "updated"
+	Unchanged Action = "unchanged"
+)
+
+// Result of UpsertComment.
+type Result struct {
+	Action    Action
+	ID        int64
+	URL       string
+	Minimized int // older duplicates hidden
+}
+
+// UpsertComment keeps one comment on issue or pull request number: among ALL pages, the
+// comments written by the token's own identity (anyone can paste a marker) for which ours is
+// true; it edits the newest in place (or leaves it when the body is the same), creates one when
+// none exists, and minimizes older duplicates.
+func (c *Client) UpsertComment(ctx context.Context, number int, body string, ours func(body string) bool) (Result, error) {
+	mine, err := c.ownComments(ctx, number, ours)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(mine) == 0 {
+		cm, err := createOnce(ctx, func() (*github.IssueComment, error) {
+			cm, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, number, &github.IssueComment{Body: &body})
+			return cm, err
+		}, func() (*github.IssueComment, bool, error) {
+			now, err := c.ownComments(ctx, number, func(b string) bool { return b == body })
+			if err != nil || len(now) == 0 {
+				return nil, false, err
+			}
+			return now[len(now)-1], true, nil
+		})
+		if err != nil {
+			return Result{}, tooLarge(fmt.Errorf("create comment on #%d: %w", number, err))
+		}
+		return Result{Action: Created, ID: cm.GetID(), URL: cm.GetHTMLURL()}, nil
+	}
+	newest := mine[len(mine)-1]
+	res := Result{Action: Unchanged, ID: newest.GetID(), URL: newest.GetHTMLURL()}
+	if newest.GetBody() != body {
+		cm, _, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, newest.GetID(), &github.IssueComment{Body: &body})
+		if err != nil {
+			return Result{}, tooLarge(fmt.Errorf("edit comment %d: %w", newest.GetID(), err))
+		}
+		res.Action, res.URL = Updated, cm.GetHTMLURL()
+	}
+	for _, old := range mine[:len(mine)-1] {
+		if err := c.Minimize(ctx, old.GetNodeID()); err != nil {
+			return res, err
+		}
+		res.Minimized++
+	}
+	return res, nil
+}
+
+// Minimize hides a comment as outdated.
+func (c *Client) Minimize(ctx context.Context, nodeID string) error {
+	return c.graphql(ctx, "minimize comment "+nodeID,
+		"mutation($id: ID!) { minimizeComment(input: {subjectId: $id, classifier: OUTDATED}) { minimizedComment { isMinimized } } }",
+		map[string]any{"id": nodeID}, nil)
+}
+
+// ownComments lists, oldest first across all pages, the comments of issue or pull request
+// number written by the token's own identity that ours accepts.
+func (c *Client) ownComments(ctx context.Context, number int, ours func(body string) bool) ([]*github.IssueComment, error) {
+	var mine []*github.IssueComment
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		page, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list comments of #%d: %w", number, err)
+		}
+		for _, cm := range page {
+			if !ours(cm.GetBody()) {
+				continue
+			}
+			ok, err := c.isMine(ctx, cm.GetUser().GetLogin())
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				mine = append(mine, cm)
+			}
+		}
+		if resp.NextPage == 0 {
+			return mine, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// OwnCommentBodies returns the bodies of the token's own comments on number that ours accepts,
+// oldest first: the review markers a deploy compares against.
+func (c *Client) OwnCommentBodies(ctx context.Context, number int, ours func(body string) bool) ([]string, error) {
+	cms, err := c.ownComments(ctx, number, ours)
+	var out []string
+	for _, cm := range cms {
+		out = append(out, cm.GetBody())
+	}
+	return out, err
+}

@@ -1,0 +1,46 @@
+package githubapi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// CreateDeployment records a deployment of ref to environment (GitHub Deployments API); it
+// needs no status checks to pass, since the merge already did. When GitHub's answer is lost,
+// an existing deployment of ref to environment with the same description is taken as this one.
+func (c *Client) CreateDeployment(ctx context.Context, ref, environment, description string) (int64, error) {
+	d, err := createOnce(ctx, func() (*github.Deployment, error) {
+		d, _, err := c.gh.Repositories.CreateDeployment(ctx, c.owner, c.repo, &github.DeploymentRequest{Ref: &ref, Environment: &environment,
+			Description: &description, AutoMerge: github.Bool(false), RequiredContexts: &[]string{}})
+		return d, err
+	}, func() (*github.Deployment, bool, error) {
+		list, _, err := c.gh.Repositories.ListDeployments(ctx, c.owner, c.repo, &github.DeploymentsListOptions{Ref: ref, Environment: environment,
+			ListOptions: github.ListOptions{PerPage: 100}})
+		if err != nil {
+			return nil, false, err
+		}
+		for _, d := range list {
+			if d.GetDescription() == description {
+				return d, true, nil
+			}
+		}
+		return nil, false, nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create deployment of %s to %s: %w", ref, environment, err)
+	}
+	return d.GetID(), nil
+}
+
+// SetDeploymentStatus moves a deployment to state (in_progress, success, failure, error). A
+// status sent twice is harmless, so a lost answer is not looked into.
+func (c *Client) SetDeploymentStatus(ctx context.Context, id int64, state, logURL, description string) error {
+	_, _, err := c.gh.Repositories.CreateDeploymentStatus(ctx, c.owner, c.repo, id, &github.DeploymentStatusRequest{State: &state,
+		LogURL: &logURL, Description: &description})
+	if err != nil {
+		return fmt.Errorf("set deployment %d to %s: %w", id, state, err)
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package githubapi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// PullRequest is what a review needs to know about a pull request.
+type PullRequest struct {
+	Number           int
+	Author           string
+	HeadSHA, BaseSHA string
+	BaseRef          string
+	// MergeCommitSHA is GitHub's test merge commit (refs/pull/N/merge) while Mergeable is true.
+	MergeCommitSHA string
+	Mergeable      *bool // nil while GitHub is still computing it
+	Labels         []string
+	Fork           bool
+}
+
+// PullRequest reads a pull request (for events that name it without its details, such as a
+// comment on it).
+func (c *Client) PullRequest(ctx context.Context, number int) (*PullRequest, error) {
+	pr, _, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, number)
+	if err != nil {
+		return nil, fmt.Errorf("read pull request #%d: %w", number, err)
+	}
+	out := &PullRequest{Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(),
+		BaseRef: pr.GetBase().GetRef(), MergeCommitSHA: pr.GetMergeCommitSHA(), Mergeable: pr.Mergeable,
+		Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()}
+	for _, l := range pr.Labels {
+		out.Labels = append(out.Labels, l.GetName())
+	}
+	return out, nil
+}
+
+// LabelEvent is one "labeled" event of an issue or pull request: who applied which label.
+type LabelEvent struct {
+	Label string
+	Actor string
+}
+
+// LabelEvents lists, oldest first across all pages, who applied which label to number.
+func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, error) {
+	var out []LabelEvent
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		page, resp, err := c.gh.Issues.ListIssueEvents(ctx, c.owner, c.repo, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the events of #%d: %w", number, err)
+		}
+		for _, e := range page {
+			if e.GetEvent() == "labeled" {
+				out = append(out, LabelEvent{Label: e.GetLabel().GetName(), Actor: e.GetActor().GetLogin()})
+			}
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// Review is a pull request review's verdict.
+type Review struct {
+	User     string
+	State    string // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED
+	CommitID string
+}
+
+// Reviews lists the reviews of pull request number, oldest first across all pages.
+func (c *Client) Reviews(ctx context.Context, number int) ([]Review, error) {
+	var out []Review
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		page, resp, err := c.gh.PullRequests.ListReviews(ctx, c.owner, c.repo, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the reviews of #%d: %w", number, err)
+		}
+		for _, r := range page {
+			out = append(out, Review{User: r.GetUser().GetLogin(), State: r.GetState(), CommitID: r.GetCommitID()})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// Permission is login's permission on the repository: admin, maintain, write, triage, read or
+// none (role_name, which names maintain and triage; permission folds them into write and read).
+func (c *Client) Permission(ctx context.Context, login string) (string, error) {
+	p, _, err := c.gh.Repositories.GetPermissionLevel(ctx, c.owner, c.repo, login)
+	if err != nil {
+		return "", fmt.Errorf("read the permission of %s: %w", login, err)
+	}
+	if role := p.GetUser().GetRoleName(); role != "" {
+		return role, nil
+	}
+	return p.GetPermission(), nil
+}
+
+// MergedPullRequest is a pull request a pushed commit came from.
+type MergedPullRequest struct {
+	Number           int
+	Title            string
+	Author           string
+	HeadSHA, BaseRef string
+	MergeSHA         string
+	Labels           []string
+}
+
+// MergedPullRequests returns the pull requests merged into base whose merge commit is one of
+// shas (a push can carry several merges when a concurrency group cancelled runs in between),
+// each once, in the order of shas.
+func (c *Client) MergedPullRequests(ctx context.Context, base string, shas []string) ([]MergedPullRequest, error) {
+	seen := map[int]bool{}
+	var out []MergedPullRequest
+	for _, sha := range shas {
+		prs, _, err := c.gh.PullRequests.ListPullRequestsWithCommit(ctx, c.owner, c.repo, sha, &github.ListOptions{PerPage: 100})
+		if err != nil {
+			return out, fmt.Errorf("find the pull request of commit %s: %w", sha, err)
+		}
+		for _, pr := range prs {
+			if pr.MergedAt == nil || pr.GetBase().GetRef() != base || seen[pr.GetNumber()] {
+				continue
+			}
+			seen[pr.GetNumber()] = true
+			m := MergedPullRequest{Number: pr.GetNumber(), Title: pr.GetTitle(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(),
+				BaseRef: pr.GetBase().GetRef(), MergeSHA: pr.GetMergeCommitSHA()}
+			for _, l := range pr.Labels {
+				m.Labels = append(m.Labels, l.GetName())
+			}
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
