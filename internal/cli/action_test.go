@@ -292,3 +292,31 @@ func TestActionMergeGroup(t *testing.T) {
 		t.Errorf("approved queue entry: exit %d\n%s", code, stdout)
 	}
 }
+
+// pull_request_target runs with a write token and never runs the pull request's code: it reviews
+// the assemblies a trusted job made, and writes the comment and the check run.
+func TestActionPullRequestTarget(t *testing.T) {
+	srv := ghserver.New(t, actionToken)
+	actionEnv(t, srv, actionToken, "pull_request_target", prEvent(t, "opened", "4678020cb068", "9f2c1a0b7d4e"))
+	code, stdout, _ := run(t, "action")
+	if code != ExitVerdict || len(srv.Comments[42]) != 1 || len(srv.CheckRuns) != 1 || strings.Contains(stdout, "synthesizing") {
+		t.Errorf("exit %d, %d comments, %d checks\n%s", code, len(srv.Comments[42]), len(srv.CheckRuns), stdout)
+	}
+	// Without assemblies it says why it will not synthesize.
+	dir := t.TempDir()
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	base := commitAssembly(t, dir, "bucket", "Bucket")
+	os.RemoveAll(filepath.Join(dir, "cdk.out"))
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "no assembly")
+	head := gitRun(t, dir, "rev-parse", "HEAD")
+	actionEnv(t, srv, actionToken, "pull_request_target", prEvent(t, "opened", head, base))
+	t.Setenv("INPUT_WORKING-DIRECTORY", dir)
+	t.Setenv("INPUT_BASE-ASSEMBLY", "")
+	t.Setenv("INPUT_HEAD-ASSEMBLY", "")
+	code, stdout, stderr := run(t, "action")
+	if code != ExitUsage || !strings.Contains(stdout, "pull_request_target runs with a write token") ||
+		!strings.Contains(stderr, "synthesizing pull request code is not allowed here") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}

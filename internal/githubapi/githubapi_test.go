@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +250,76 @@ func TestWhoApproved(t *testing.T) {
 		if p, err := c.Permission(ctx, login); err != nil || p != want {
 			t.Errorf("%s: %q %v", login, p, err)
 		}
+	}
+}
+
+// What may be sent again: a request that never reached GitHub always; a POST GitHub may have
+// acted on (5xx, a lost answer) never blindly; reads and updates on 5xx and 429.
+func TestRetryDecisions(t *testing.T) {
+	r := &retrying{now: time.Now}
+	refused := &net.OpError{Op: "dial", Err: errors.New("connection refused")}
+	reset := &net.OpError{Op: "read", Err: errors.New("connection reset by peer")}
+	resp := func(code int) *http.Response { return &http.Response{StatusCode: code, Header: http.Header{}} }
+	for _, c := range []struct {
+		name string
+		resp *http.Response
+		err  error
+		safe bool
+		want bool
+	}{
+		{"POST refused", nil, refused, false, true},
+		{"POST DNS failure", nil, &net.DNSError{Err: "no such host"}, false, true},
+		{"POST reset after sending", nil, reset, false, false},
+		{"GET reset", nil, reset, true, true},
+		{"POST 502", resp(502), nil, false, false},
+		{"PATCH 502", resp(502), nil, true, true},
+		{"POST 429", resp(429), nil, false, true},
+		{"POST 422", resp(422), nil, false, false},
+		{"GET 404", resp(404), nil, true, false},
+	} {
+		if _, got := r.decide(c.resp, nil, c.err, 1, c.safe); got != c.want {
+			t.Errorf("%s: retry %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// A GitHub that cannot be reached: the POST is tried again (it never arrived), then the
+// error says what happened, without the token.
+func TestUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	var sleeps []time.Duration
+	c, _ := New(Options{Token: token, APIURL: "http://" + addr, Owner: "o", Repo: "r", MaxAttempts: 3,
+		Sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil }})
+	_, err = c.ReportIssue(context.Background(), "l", "t", "b")
+	if err == nil || len(sleeps) != 2 || strings.Contains(err.Error(), token) {
+		t.Errorf("err %v after %d waits", err, len(sleeps))
+	}
+}
+
+// Deployments and issues whose answers are lost are found, not created twice.
+func TestLostAnswersOfDeploymentsAndIssues(t *testing.T) {
+	srv := ghserver.New(t, token)
+	srv.Drop["POST /repos/acme/shop/deployments"] = 1
+	srv.Drop["POST /repos/acme/shop/issues"] = 1
+	var sleeps []time.Duration
+	c := client(t, srv, token, &sleeps)
+	ctx := context.Background()
+	id, err := c.CreateDeployment(ctx, "abc", "123456789012-us-east-1", "cdkbot deploy of abc")
+	if err != nil || len(srv.Deployments) != 1 || id != srv.Deployments[0].ID || srv.Count("repos/list-deployments") != 1 {
+		t.Errorf("deployment %d %v: %+v", id, err, srv.Deployments)
+	}
+	res, err := c.ReportIssue(ctx, "cdkbot-deploy-failed", "deploy failed", "body")
+	if err != nil || res.Action != Created || len(srv.Issues) != 1 || res.ID != int64(srv.Issues[0].Number) {
+		t.Errorf("issue %+v %v: %+v", res, err, srv.Issues)
+	}
+	// The next failure comments on the open issue.
+	res, err = c.ReportIssue(ctx, "cdkbot-deploy-failed", "deploy failed", "again")
+	if err != nil || res.Action != Updated || len(srv.Issues) != 1 || srv.Body(srv.Issues[0].Number) != "again" {
+		t.Errorf("second report %+v %v", res, err)
 	}
 }

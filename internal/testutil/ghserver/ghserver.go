@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -269,6 +270,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.Operations[op.ID]++
+		logOperation(op)
 		if !authed {
 			writeJSON(rec, http.StatusUnauthorized, map[string]any{"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
 			break
@@ -304,6 +306,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Write(rec.Body.Bytes())
 }
 
+// logOperation appends each served operation to $GHSERVER_OPERATIONS_LOG, when set: the list
+// of every request kind the tests sent, each validated against GitHub's description.
+func logOperation(op *ghspec.Operation) {
+	path := os.Getenv("GHSERVER_OPERATIONS_LOG")
+	if path == "" {
+		return
+	}
+	if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		fmt.Fprintf(f, "%s\t%s %s\n", op.ID, op.Method, op.Template)
+		f.Close()
+	}
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
@@ -329,6 +344,7 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, rec *httptest.ResponseRecor
 		return false
 	}
 	data := map[string]any{}
+	logOperation(&ghspec.Operation{ID: "graphql", Method: "POST", Template: strings.Join(strings.Fields(req.Query), " ")})
 	switch {
 	case strings.Contains(req.Query, "viewer"):
 		data["viewer"] = map[string]any{"login": who.Login}

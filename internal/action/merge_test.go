@@ -1,0 +1,69 @@
+package action
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/deployplan"
+	"github.com/cdkbot/cdkbot/internal/githubapi"
+	"github.com/cdkbot/cdkbot/internal/render"
+	"github.com/cdkbot/cdkbot/internal/review"
+	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
+)
+
+// fakeDeployer records what the flow asked of it.
+type fakeDeployer struct {
+	a        *assembly.Assembly
+	require  string
+	approved []bool
+}
+
+func (f *fakeDeployer) Assembly(context.Context) (*assembly.Assembly, error) { return f.a, nil }
+func (f *fakeDeployer) RequireApproval() (string, error)                     { return f.require, nil }
+func (f *fakeDeployer) Deploy(_ context.Context, _ *assembly.Assembly, approved bool, _ func(*deployplan.Plan)) (*render.DeployReport, error) {
+	f.approved = append(f.approved, approved)
+	return &render.DeployReport{}, nil
+}
+
+// require-approval: broadening takes the review's approval rule: the merged pull request's
+// author labelling it does not approve; a maintainer does. The review written by the token's
+// own identity (a GitHub App here) is found.
+func TestDeployApprovalUsesTheReviewRule(t *testing.T) {
+	dir := "../cli/demo/after"
+	a, err := assembly.Load(os.DirFS(dir), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashes, _ := review.TemplateHashes(a)
+	srv := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{"ghs_app": ghserver.AppToken}})
+	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t", MergedAt: "2026-11-20T10:00:00Z",
+		Labels: []string{label}}
+	srv.CommitPulls["c1"] = []int{7}
+	srv.LabelEvents[7] = []ghserver.LabelEvent{{Label: label, Actor: "dev"}}
+	srv.Permissions["dev"], srv.Permissions["bob"] = "admin", "write"
+	srv.Add(7, "cdk-deployer[bot]", render.MarkerComment(&review.Report{Key: "cdk/review/.", HeadSHA: "h7", TemplateHash: hashes}))
+	gh, err := githubapi.New(githubapi.Options{Token: "ghs_app", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := &fakeDeployer{a: a, require: "broadening"}
+	r := &recorder{}
+	in := Merge{Branch: "main", DefaultBranch: "main", After: "c1", Commits: []string{"c1"}, Key: "cdk/review/.", OnUnreviewed: "refuse",
+		Gate: Gate{Approval: ApproveByLabel}}
+	if err := DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, in); err != nil {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	if !r.has("dev is the pull request's author") || r.has("not as reviewed") {
+		t.Errorf("log:\n%s", r)
+	}
+	srv.LabelEvents[7] = append(srv.LabelEvents[7], ghserver.LabelEvent{Label: label, Actor: "bob"})
+	if err := DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, in); err != nil {
+		t.Fatal(err)
+	}
+	if len(dep.approved) != 2 || dep.approved[0] || !dep.approved[1] || !strings.Contains(r.String(), "#7 approved by bob (label "+label+")") {
+		t.Errorf("approved %v\n%s", dep.approved, r)
+	}
+}
