@@ -65,7 +65,7 @@ func (g Gate) label() string {
 
 // PullRequestReview is one review of a pull request.
 type PullRequestReview struct {
-	Event      string // pull_request, pull_request_target, issue_comment
+	Event      string // pull_request, pull_request_review, pull_request_target, issue_comment
 	PR         PullRequest
 	CheckedOut string // GITHUB_SHA: on pull_request, GitHub's test merge commit
 	Key        string
@@ -84,11 +84,16 @@ type PullRequest struct {
 	Fork           bool
 }
 
+// checkoutEvent is true for the events whose job runs with the pull request's test merge commit
+// checked out and, for a fork, a read-only token: pull_request and pull_request_review. Only
+// there may the pull request's code run; pull_request_target and issue_comment hold a write token.
+func checkoutEvent(event string) bool { return event == "pull_request" || event == "pull_request_review" }
+
 // ReviewPullRequest reviews a pull request: what merging it would change (GitHub's test merge
 // commit against the base it was made from), who approved, the sticky comment, the check run,
 // the job summary and outputs. It returns ErrBlocked when a gate fails.
 func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error {
-	req := ReviewRequest{Key: in.Key, HeadSHA: in.PR.HeadSHA, NoSynth: in.Event != "pull_request"}
+	req := ReviewRequest{Key: in.Key, HeadSHA: in.PR.HeadSHA, NoSynth: !checkoutEvent(in.Event)}
 	if req.NoSynth && !d.Reviewer.UsesAssemblies() {
 		d.Runner.Warning("cdkbot: %s runs with a write token, so pull request code is never run; pass base-assembly and head-assembly synthesized by a trusted job", in.Event)
 	}
@@ -136,7 +141,7 @@ func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error 
 	d.Runner.Output("security-broadening", strconv.FormatBool(c.Broadened))
 	d.Runner.Output("report-file", reportPath)
 
-	readOnly := in.PR.Fork && in.Event == "pull_request"
+	readOnly := in.PR.Fork && checkoutEvent(in.Event)
 	switch {
 	case in.Comment == "off":
 	case readOnly:
@@ -160,7 +165,7 @@ func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error 
 // a test merge commit the head is compared with the merge base, and the note says so.
 func revisions(git Git, in PullRequestReview) (base, head, merge, note string, err error) {
 	var candidates []string
-	if in.Event == "pull_request" && in.CheckedOut != "" {
+	if checkoutEvent(in.Event) && in.CheckedOut != "" {
 		candidates = append(candidates, in.CheckedOut)
 	}
 	if in.PR.MergeCommitSHA != "" {

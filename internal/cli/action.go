@@ -78,7 +78,7 @@ func runAction(ctx context.Context, streams IO) error {
 		r.workdir = "."
 	}
 	switch ev := rt.EventName(); ev {
-	case "pull_request", "pull_request_target":
+	case "pull_request", "pull_request_review", "pull_request_target":
 		pr, ok := rt.PullRequest()
 		if !ok {
 			return usagef("the %s event has no pull_request payload", ev)
@@ -118,7 +118,7 @@ func runAction(ctx context.Context, streams IO) error {
 	case "push":
 		return r.deploy(ctx)
 	default:
-		rt.Notice("cdkbot: nothing to do for the %q event (cdkbot reviews pull_request, pull_request_target and merge_group, "+
+		rt.Notice("cdkbot: nothing to do for the %q event (cdkbot reviews pull_request, pull_request_review, pull_request_target and merge_group, "+
 			"answers `/cdkbot review` comments, and deploys on push to the default branch)", ev)
 		return nil
 	}

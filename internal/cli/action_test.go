@@ -320,3 +320,34 @@ func TestActionPullRequestTarget(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// With approval: review, a maintainer's approving review of the head commit approves; the
+// pull_request_review event reviews again.
+func TestActionApprovalByReview(t *testing.T) {
+	srv := ghserver.New(t, actionToken)
+	srv.Permissions["bob"] = "write"
+	ev := realEvent(t, "pull_request_review", "submitted", func(p map[string]any) {
+		set(p, "pull_request.number", 42)
+		set(p, "pull_request.user.login", "dev")
+		set(p, "pull_request.head.sha", "4678020cb068")
+		set(p, "pull_request.base.sha", "9f2c1a0b7d4e")
+		set(p, "pull_request.head.repo.full_name", "acme/shop")
+		set(p, "pull_request.base.repo.full_name", "acme/shop")
+		set(p, "pull_request.labels", []any{})
+	})
+	actionEnv(t, srv, actionToken, "pull_request_review", ev)
+	t.Setenv("INPUT_APPROVAL", "review")
+	srv.Reviews[42] = []ghserver.Review{{User: "dev", State: "COMMENTED"}}
+	if code, stdout, _ := run(t, "action"); code != ExitVerdict {
+		t.Fatalf("no approval yet: exit %d\n%s", code, stdout)
+	}
+	srv.Reviews[42] = append(srv.Reviews[42], ghserver.Review{User: "bob", State: "APPROVED", CommitID: "4678020cb068"})
+	code, stdout, _ := run(t, "action")
+	if code != ExitOK || !strings.Contains(srv.Body(42), "approved by bob \\(approving review\\)") || len(srv.Comments[42]) != 1 {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, srv.Body(42))
+	}
+	t.Setenv("INPUT_APPROVAL", "anyone")
+	if code, _, stderr := run(t, "action"); code != ExitUsage || !strings.Contains(stderr, "use label, review or label-or-review") {
+		t.Errorf("bad input: exit %d %s", code, stderr)
+	}
+}

@@ -83,8 +83,9 @@ type LabelEvent struct {
 
 // Review is a submitted pull request review.
 type Review struct {
-	User  string
-	State string
+	User     string
+	State    string
+	CommitID string // the commit reviewed
 }
 
 // CheckRun is a created check run with every output it was given.
@@ -447,6 +448,7 @@ func (s *Server) serveREST(w *httptest.ResponseRecorder, r *http.Request, op *gh
 		for i, rv := range s.Reviews[num(4)] {
 			obj := template(s.t, "pull_request_review", "submitted", "review")
 			obj["id"], obj["node_id"], obj["user"], obj["state"], obj["body"] = 7000+i, fmt.Sprintf("PRR_%d", i), simpleUser(rv.User), rv.State, ""
+			obj["commit_id"] = rv.CommitID
 			items = append(items, obj)
 		}
 		s.page(w, r, items)
