@@ -87,7 +87,9 @@ type PullRequest struct {
 // checkoutEvent is true for the events whose job runs with the pull request's test merge commit
 // checked out and, for a fork, a read-only token: pull_request and pull_request_review. Only
 // there may the pull request's code run; pull_request_target and issue_comment hold a write token.
-func checkoutEvent(event string) bool { return event == "pull_request" || event == "pull_request_review" }
+func checkoutEvent(event string) bool {
+	return event == "pull_request" || event == "pull_request_review"
+}
 
 // ReviewPullRequest reviews a pull request: what merging it would change (GitHub's test merge
 // commit against the base it was made from), who approved, the sticky comment, the check run,

@@ -35,18 +35,9 @@ func (c *Client) UpsertComment(ctx context.Context, number int, body string, our
 		return Result{}, err
 	}
 	if len(mine) == 0 {
-		cm, err := createOnce(ctx, func() (*github.IssueComment, error) {
-			cm, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, number, &github.IssueComment{Body: &body})
-			return cm, err
-		}, func() (*github.IssueComment, bool, error) {
-			now, err := c.ownComments(ctx, number, func(b string) bool { return b == body })
-			if err != nil || len(now) == 0 {
-				return nil, false, err
-			}
-			return now[len(now)-1], true, nil
-		})
+		cm, err := c.createComment(ctx, number, body)
 		if err != nil {
-			return Result{}, tooLarge(fmt.Errorf("create comment on #%d: %w", number, err))
+			return Result{}, err
 		}
 		return Result{Action: Created, ID: cm.GetID(), URL: cm.GetHTMLURL()}, nil
 	}
@@ -66,6 +57,25 @@ func (c *Client) UpsertComment(ctx context.Context, number int, body string, our
 		res.Minimized++
 	}
 	return res, nil
+}
+
+// createComment comments on number; when the answer is lost, a comment of ours with the same
+// body found afterwards is the one GitHub stored, so it is not posted twice.
+func (c *Client) createComment(ctx context.Context, number int, body string) (*github.IssueComment, error) {
+	cm, err := createOnce(ctx, func() (*github.IssueComment, error) {
+		cm, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, number, &github.IssueComment{Body: &body})
+		return cm, err
+	}, func() (*github.IssueComment, bool, error) {
+		now, err := c.ownComments(ctx, number, func(b string) bool { return b == body })
+		if err != nil || len(now) == 0 {
+			return nil, false, err
+		}
+		return now[len(now)-1], true, nil
+	})
+	if err != nil {
+		return nil, tooLarge(fmt.Errorf("comment on #%d: %w", number, err))
+	}
+	return cm, nil
 }
 
 // Minimize hides a comment as outdated.

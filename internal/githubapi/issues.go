@@ -31,21 +31,11 @@ func (c *Client) ReportIssue(ctx context.Context, label, title, body string) (Re
 		return Result{}, err
 	}
 	if is != nil {
-		number := is.GetNumber()
-		cm, err := createOnce(ctx, func() (*github.IssueComment, error) {
-			cm, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, number, &github.IssueComment{Body: &body})
-			return cm, err
-		}, func() (*github.IssueComment, bool, error) {
-			now, err := c.ownComments(ctx, number, func(b string) bool { return b == body })
-			if err != nil || len(now) == 0 {
-				return nil, false, err
-			}
-			return now[len(now)-1], true, nil
-		})
+		cm, err := c.createComment(ctx, is.GetNumber(), body)
 		if err != nil {
-			return Result{}, tooLarge(fmt.Errorf("comment on issue #%d: %w", number, err))
+			return Result{}, err
 		}
-		return Result{Action: Updated, ID: int64(number), URL: cm.GetHTMLURL()}, nil
+		return Result{Action: Updated, ID: int64(is.GetNumber()), URL: cm.GetHTMLURL()}, nil
 	}
 	is, err = createOnce(ctx, func() (*github.Issue, error) {
 		is, _, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &github.IssueRequest{Title: &title, Body: &body, Labels: &[]string{label}})
