@@ -1,5 +1,7 @@
 # cdkbot's GitHub Action image: the static Go binary, on a runtime that can synthesize CDK apps
-# (node, npm, git and a shell; yarn and pnpm through corepack).
+# (node, npm, git and a shell; yarn and pnpm through corepack), with the docker CLI and its buildx
+# plugin so image assets publish from the action (the runner's Docker daemon is reached through
+# the socket GitHub mounts into Docker actions).
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
@@ -17,6 +19,9 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && corepack enable \
  && git config --system --add safe.directory '*'
+# Static binaries from the official images (the CLI only; no engine runs in the action).
+COPY --from=docker:28-cli /usr/local/bin/docker /usr/local/bin/docker
+COPY --from=docker/buildx-bin:0.19 /buildx /usr/libexec/docker/cli-plugins/docker-buildx
 COPY --from=build /out/cdkbot /usr/local/bin/cdkbot
 # No USER: GitHub runs Docker actions as the image's default user and documents that it must be
 # root, or the action cannot write the workspace and the file commands (GITHUB_OUTPUT, summary).

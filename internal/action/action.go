@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
@@ -109,6 +110,9 @@ type Deployer interface {
 	Assembly(ctx context.Context) (*assembly.Assembly, error)
 	// RequireApproval is "never" or "broadening", from the inputs and the configuration file.
 	RequireApproval() (string, error)
+	// Policy is the configuration file's aspects: where they mutate a template, the mutated
+	// template is what the review hashed and what deploys.
+	Policy() (*aspects.Config, error)
 	// Deploy publishes and deploys; approved lifts require-approval. The report is there
 	// whenever anything was attempted, also with the error.
 	Deploy(ctx context.Context, a *assembly.Assembly, approved bool, onPlan func(*deployplan.Plan)) (*render.DeployReport, error)

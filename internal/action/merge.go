@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
@@ -55,7 +56,11 @@ func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
 	if err != nil {
 		return stopped(err)
 	}
-	if rep.Unreviewed, err = m.unreviewed(ctx, a); err != nil {
+	policy, err := d.Deployer.Policy()
+	if err != nil {
+		return stopped(err)
+	}
+	if rep.Unreviewed, err = m.unreviewed(ctx, a, policy); err != nil {
 		return stopped(err)
 	}
 	for _, u := range rep.Unreviewed {
@@ -130,11 +135,12 @@ func (m *merge) approved(ctx context.Context) bool {
 	return true
 }
 
-// unreviewed compares the assembly with the newest review marker on each merged pull request,
+// unreviewed compares the templates about to deploy (policy-mutated where the policy changes
+// them, as the review hashed them) with the newest review marker on each merged pull request,
 // written by the token's own identity (anyone can paste a marker). With several pull requests
 // a stack counts as reviewed when any review saw its template.
-func (m *merge) unreviewed(ctx context.Context, a *assembly.Assembly) ([]string, error) {
-	deploying, err := review.TemplateHashes(a)
+func (m *merge) unreviewed(ctx context.Context, a *assembly.Assembly, policy *aspects.Config) ([]string, error) {
+	deploying, err := review.TemplateHashes(a, policy)
 	if err != nil {
 		return nil, &InputError{Msg: err.Error()}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
@@ -23,6 +24,7 @@ type fakeDeployer struct {
 
 func (f *fakeDeployer) Assembly(context.Context) (*assembly.Assembly, error) { return f.a, nil }
 func (f *fakeDeployer) RequireApproval() (string, error)                     { return f.require, nil }
+func (f *fakeDeployer) Policy() (*aspects.Config, error)                     { return nil, nil }
 func (f *fakeDeployer) Deploy(_ context.Context, _ *assembly.Assembly, approved bool, _ func(*deployplan.Plan)) (*render.DeployReport, error) {
 	f.approved = append(f.approved, approved)
 	return &render.DeployReport{}, nil
@@ -37,7 +39,7 @@ func TestDeployApprovalUsesTheReviewRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hashes, _ := review.TemplateHashes(a)
+	hashes, _ := review.TemplateHashes(a, nil)
 	srv := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{"ghs_app": ghserver.AppToken}})
 	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t", MergedAt: "2026-11-20T10:00:00Z",
 		Labels: []string{label}}

@@ -195,7 +195,10 @@ func verdict(r Runner, rep *review.Report) error {
 		return nil
 	}
 	for _, g := range rep.Gates {
-		if g.Failing() {
+		switch {
+		case g.Failing() && g.Name == review.GateIncomplete:
+			r.Error("cdkbot: gate %s blocks this change: %s", g.Name, strings.Join(g.Items, "; "))
+		case g.Failing():
 			r.Error("cdkbot: gate %s blocks this change (%d item(s)); approve with the label %q", g.Name, len(g.Items), rep.OverrideLabel)
 		}
 	}

@@ -321,6 +321,32 @@ func (s *Stack) Messages() []Message {
 	return out
 }
 
+// Incomplete says why the stack must not be deployed as synthesized, one reason each: context
+// lookups its app could not resolve (the assembly's `missing`, here or at the top) and error
+// annotations on its constructs. The CDK CLI refuses to deploy both. root is the top assembly.
+func (root *Assembly) Incomplete(s *Stack) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range []*Assembly{root, s.assembly} {
+		if a == nil {
+			continue
+		}
+		for _, m := range a.Missing {
+			if seen[m.Key] {
+				continue
+			}
+			seen[m.Key] = true
+			out = append(out, fmt.Sprintf("context lookup %s (%s) is unresolved: synthesize with credentials that can do the lookup, then commit cdk.context.json", m.Key, m.Provider))
+		}
+	}
+	for _, m := range s.Messages() {
+		if m.Level == "error" {
+			out = append(out, fmt.Sprintf("%s: error at %s: %s", s.QualifiedID(), m.Path, m.Text))
+		}
+	}
+	return out
+}
+
 // LogicalIDs maps construct paths to the logical ids of the template resources they produced.
 func (s *Stack) LogicalIDs() map[string]string {
 	out := map[string]string{}

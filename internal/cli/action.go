@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cdkbot/cdkbot/internal/action"
+	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 	"github.com/cdkbot/cdkbot/internal/ghaction"
@@ -373,8 +374,8 @@ func (d *actionDeployer) Assembly(ctx context.Context) (*assembly.Assembly, erro
 	return loadAssembly(dir)
 }
 
-// RequireApproval settles the deploy options: inputs win over the configuration file's deploy
-// section, which wins over the defaults.
+// RequireApproval settles the deploy options from the configuration file (its deploy section and
+// its policy) and the inputs: inputs win over the file, which wins over the defaults.
 func (d *actionDeployer) RequireApproval() (string, error) {
 	if d.settled {
 		return d.o.RequireApproval, nil
@@ -383,12 +384,12 @@ func (d *actionDeployer) RequireApproval() (string, error) {
 	if config == "" {
 		config = filepath.Join(d.run.workdir, ".cdkbot.yml")
 	}
-	set, err := deploySettings(config, d.run.rt.Input("config") != "")
+	set, policy, err := deploySettings(config, d.run.rt.Input("config") != "")
 	if err != nil {
 		return "", err
 	}
 	o := deployOptions{Revision: d.revision, Concurrency: 4, Waves: DefaultWaves, RequireApproval: "never",
-		OutputsFile: filepath.Join(runnerTemp(), "cdkbot-outputs.json")}
+		OutputsFile: filepath.Join(runnerTemp(), "cdkbot-outputs.json"), Policy: policy}
 	if len(set.Waves) > 0 {
 		o.Waves = set.Waves
 	}
@@ -410,6 +411,14 @@ func (d *actionDeployer) RequireApproval() (string, error) {
 	}
 	d.o, d.settled = o, true
 	return o.RequireApproval, nil
+}
+
+// Policy is the merged commit's configuration's aspects, the ones its review applied.
+func (d *actionDeployer) Policy() (*aspects.Config, error) {
+	if _, err := d.RequireApproval(); err != nil {
+		return nil, err
+	}
+	return d.o.Policy, nil
 }
 
 func (d *actionDeployer) Deploy(ctx context.Context, a *assembly.Assembly, approved bool, onPlan func(*deployplan.Plan)) (*render.DeployReport, error) {

@@ -22,6 +22,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/publish"
 	"github.com/cdkbot/cdkbot/internal/publishplan"
 	"github.com/cdkbot/cdkbot/internal/render"
+	"github.com/cdkbot/cdkbot/internal/review"
 )
 
 // DefaultWaves is the continuous-delivery "mutation" wave: pipeline stacks deploy before
@@ -43,6 +44,9 @@ type deployOptions struct {
 	NoPublish       bool
 	Timeout         time.Duration
 	Config          string
+	// Policy is the configuration's aspects: where they mutate a template, the mutated template
+	// deploys (what the review diffed and hashed).
+	Policy *aspects.Config
 	// AllowExecutables runs asset build commands from the assembly (trusted revisions only).
 	AllowExecutables bool
 	// OnPlan, when set, hears the plan before anything is published or deployed (the merge
@@ -68,10 +72,11 @@ func newDeployCommand(streams IO) *cobra.Command {
 		Args: exactArgs(1, "one argument, the cloud assembly directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir, o.Format, o.RequireApproval = args[0], f.value, approval.value
-			set, err := deploySettings(o.Config, cmd.Flags().Changed("config"))
+			set, policy, err := deploySettings(o.Config, cmd.Flags().Changed("config"))
 			if err != nil {
 				return err
 			}
+			o.Policy = policy
 			if !cmd.Flags().Changed("wave") && len(set.Waves) > 0 {
 				o.Waves = set.Waves
 			}
@@ -161,6 +166,9 @@ func deployAssembly(ctx context.Context, streams IO, a *assembly.Assembly, o dep
 	}
 	// Legacy stacks take their assets' locations as parameters, the same the publish step used.
 	opts.Parameters = pp.Parameters
+	if opts.Templates, err = review.MutatedTemplates(a, o.Policy, nil); err != nil {
+		return nil, &inputError{err}
+	}
 	plan, err := deployplan.Build(a, opts)
 	if err != nil {
 		return nil, &inputError{err}
@@ -331,23 +339,24 @@ func assetsOf(plan *deployplan.Plan, pp *publishplan.Plan) *publishplan.Plan {
 	return sub
 }
 
-// deploySettings reads the deploy section of the configuration file; a missing default file is
-// no configuration, a missing explicit one an error.
-func deploySettings(path string, explicit bool) (deployplan.Settings, error) {
+// deploySettings reads the configuration file: its deploy section and its policy (the aspects
+// whose mutations deploy); a missing default file is no configuration, a missing explicit one
+// an error.
+func deploySettings(path string, explicit bool) (deployplan.Settings, *aspects.Config, error) {
 	raw, err := os.ReadFile(path)
 	switch {
 	case os.IsNotExist(err) && !explicit:
-		return deployplan.Settings{}, nil
+		return deployplan.Settings{}, nil, nil
 	case err != nil:
-		return deployplan.Settings{}, usagef("--config %s: %v", path, err)
+		return deployplan.Settings{}, nil, usagef("--config %s: %v", path, err)
 	}
 	cfg, err := aspects.ParseConfig(path, raw)
 	if err != nil {
-		return deployplan.Settings{}, &inputError{err}
+		return deployplan.Settings{}, nil, &inputError{err}
 	}
 	set, err := deployplan.ParseSettings(path, &cfg.Deploy)
 	if err != nil {
-		return deployplan.Settings{}, &inputError{err}
+		return deployplan.Settings{}, nil, &inputError{err}
 	}
-	return set, nil
+	return set, cfg, nil
 }

@@ -74,6 +74,19 @@ func TestDeployGraphEndToEnd(t *testing.T) {
 			if got := param("/graph/web"); got != "arn:aws:sns:us-east-1:123456789012:graph-web" {
 				t.Errorf("/graph/web: %s", got)
 			}
+			// Cross-stack references, two levels deep: Network's topic imported by Data and
+			// Queue, Data's by Svc1 and Svc2, each resolved from the exporter's outputs.
+			for param_, want := range map[string]string{"/graph/data/upstream": "graph-network", "/graph/queue/upstream": "graph-network",
+				"/graph/svc1/upstream": "graph-data", "/graph/svc2/upstream": "graph-data"} {
+				if got := param(param_); got != "arn:aws:sns:us-east-1:123456789012:"+want {
+					t.Errorf("%s: %s, want the %s topic", param_, got, want)
+				}
+			}
+			for _, s := range rep.Stacks {
+				if s.Outputs["TopicArn"] != "arn:aws:sns:us-east-1:123456789012:"+s.StackName {
+					t.Errorf("%s outputs (from DescribeStacks): %v", s.Stack, s.Outputs)
+				}
+			}
 			url := param("/graph/svc3") // the published asset's s3:// URL
 			bucket, key, _ := strings.Cut(strings.TrimPrefix(url, "s3://"), "/")
 			if _, err := awsconfig.S3(srv.Config()).HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key}); err != nil {
@@ -100,42 +113,80 @@ func TestDeployGraphEndToEnd(t *testing.T) {
 			}
 			t.Logf("second deploy: %d CloudFormation/SSM calls for 12 unchanged stacks", calls)
 
-			// A modified assembly: Web's parameter renamed (a replacement) updates Web alone.
-			changed := copyDir(t, dir)
-			tpls, _ := filepath.Glob(filepath.Join(changed, "*eb.template.json"))
-			if len(tpls) != 1 {
-				t.Fatalf("Web's template: %v", tpls)
+			// Modified assemblies: Web's parameter renamed (a replacement), then the exporting
+			// Data stack's own parameter renamed, each updates its stack alone; both without
+			// --revision, so every run names its change sets cdkbot-deploy, as a user would.
+			data := "Data"
+			if strings.HasPrefix(version, "aws-cdk-core@") {
+				data = "graph-data"
 			}
-			raw, _ := os.ReadFile(tpls[0])
-			edited := []byte(strings.Replace(string(raw), `"Name": "/graph/web"`, `"Name": "/graph/web-v2"`, 1))
-			os.WriteFile(tpls[0], edited, 0o644)
-			// As a synth would: the template asset is content-addressed, so its new hash replaces
-			// the old one in the asset manifest and the stack's template URL.
-			before, after := sha256.Sum256(raw), sha256.Sum256(edited)
-			for _, f := range []string{"manifest.json", "Web.assets.json"} {
-				if b, err := os.ReadFile(filepath.Join(changed, f)); err == nil {
-					os.WriteFile(filepath.Join(changed, f), []byte(strings.ReplaceAll(string(b), hex.EncodeToString(before[:]), hex.EncodeToString(after[:]))), 0o644)
+			changed := editTemplate(t, dir, web, `"Name": "/graph/web"`, `"Name": "/graph/web-v2"`)
+			changed = editTemplate(t, changed, data, `"Name": "/graph/data"`, `"Name": "/graph/data-v2"`)
+			for i, c := range []struct{ dir, stack string }{{editTemplate(t, dir, web, `"Name": "/graph/web"`, `"Name": "/graph/web-v2"`), web}, {changed, data}} {
+				code, stdout, stderr = run(t, "deploy", c.dir, "--format", "json")
+				rep = deployJSON{}
+				if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitOK {
+					t.Fatalf("modified %d: exit %d %v\n%s\n%s", i, code, err, stdout, stderr)
 				}
-			}
-			code, stdout, _ = run(t, "deploy", changed, "--format", "json", "--revision", "89abcde")
-			rep = deployJSON{}
-			if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitOK {
-				t.Fatalf("modified: exit %d %v\n%s", code, err, stdout)
-			}
-			for _, s := range rep.Stacks {
-				want := "no changes"
-				if s.Stack == web {
-					want = "deployed"
-				}
-				if s.Result != want || (s.Stack == web && s.Status != "UPDATE_COMPLETE") {
-					t.Errorf("modified %s: %s %s", s.Stack, s.Result, s.Status)
+				for _, s := range rep.Stacks {
+					want := "no changes"
+					if s.Stack == c.stack {
+						want = "deployed"
+					}
+					if s.Result != want || (s.Stack == c.stack && s.Status != "UPDATE_COMPLETE") {
+						t.Errorf("modified %d %s: %s %s", i, s.Stack, s.Result, s.Status)
+					}
 				}
 			}
 			if got := param("/graph/web-v2"); got != "arn:aws:sns:us-east-1:123456789012:graph-web" {
 				t.Errorf("after the update /graph/web-v2 is %s", got)
 			}
+			if got := param("/graph/svc1/upstream"); got != "arn:aws:sns:us-east-1:123456789012:graph-data" {
+				t.Errorf("after the exporter's update Svc1 imports %s", got)
+			}
 		})
 	}
+}
+
+// editTemplate copies an assembly and replaces old with new in the template of the stack with
+// artifact id, as a synth would: the template asset is content-addressed, so its new hash
+// replaces the old one in the asset manifests and the stack's template URL.
+func editTemplate(t *testing.T, dir, id, old, new string) string {
+	t.Helper()
+	return rewriteTemplate(t, dir, id, func(raw []byte) []byte {
+		if !strings.Contains(string(raw), old) {
+			t.Fatalf("template of %s lacks %q", id, old)
+		}
+		return []byte(strings.Replace(string(raw), old, new, 1))
+	})
+}
+
+// rewriteTemplate copies an assembly with the template of stack id rewritten by edit, its new
+// content hash put wherever the old one stood (asset manifests, the template URL).
+func rewriteTemplate(t *testing.T, dir, id string, edit func([]byte) []byte) string {
+	t.Helper()
+	changed := copyDir(t, dir)
+	path := ""
+	filepath.WalkDir(changed, func(p string, d os.DirEntry, err error) error {
+		if err == nil && filepath.Base(p) == id+".template.json" {
+			path = p
+		}
+		return nil
+	})
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("template of %s: %v", id, err)
+	}
+	edited := edit(raw)
+	os.WriteFile(path, edited, 0o644)
+	before, after := sha256.Sum256(raw), sha256.Sum256(edited)
+	files, _ := filepath.Glob(filepath.Join(changed, "*.json"))
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil {
+			os.WriteFile(f, []byte(strings.ReplaceAll(string(b), hex.EncodeToString(before[:]), hex.EncodeToString(after[:]))), 0o644)
+		}
+	}
+	return changed
 }
 
 // A stack whose resource moto rejects fails with the reason shown; the stacks that depend on

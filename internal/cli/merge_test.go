@@ -34,7 +34,7 @@ func TestActionDeploysOnMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hashes, _ := review.TemplateHashes(a)
+	hashes, _ := review.TemplateHashes(a, nil)
 
 	// An org's GitHub App token: it comments as cdk-deployer[bot], which only GraphQL's viewer tells.
 	gh := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{appToken: ghserver.AppToken}})

@@ -7,9 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 	"github.com/cdkbot/cdkbot/internal/publishplan"
 	"github.com/cdkbot/cdkbot/internal/render"
+	"github.com/cdkbot/cdkbot/internal/review"
 )
 
 // planOptions are the inputs of `cdkbot plan`.
@@ -19,6 +21,7 @@ type planOptions struct {
 	Format                 string
 	Account, Region        string
 	Config                 string
+	Policy                 *aspects.Config // its aspects' mutated templates are what deploys
 }
 
 func newPlanCommand(streams IO) *cobra.Command {
@@ -37,10 +40,11 @@ func newPlanCommand(streams IO) *cobra.Command {
 		Args: exactArgs(1, "one argument, the cloud assembly directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir, o.Format = args[0], f.value
-			set, err := deploySettings(o.Config, cmd.Flags().Changed("config"))
+			set, policy, err := deploySettings(o.Config, cmd.Flags().Changed("config"))
 			if err != nil {
 				return err
 			}
+			o.Policy = policy
 			if !cmd.Flags().Changed("wave") && len(set.Waves) > 0 {
 				o.Waves = set.Waves
 			}
@@ -73,8 +77,12 @@ func runPlan(_ context.Context, streams IO, o planOptions) error {
 	if err != nil {
 		return &inputError{err}
 	}
+	mutated, err := review.MutatedTemplates(a, o.Policy, nil)
+	if err != nil {
+		return &inputError{err}
+	}
 	plan, err := deployplan.Build(a, deployplan.Options{DefaultAccount: account, DefaultRegion: region, Stacks: o.Stacks, Exclude: o.Exclude,
-		Waves: o.Waves, ToolkitBucket: "TOOLKIT_BUCKET", Parameters: pp.Parameters})
+		Waves: o.Waves, ToolkitBucket: "TOOLKIT_BUCKET", Parameters: pp.Parameters, Templates: mutated})
 	if err != nil {
 		return &inputError{err}
 	}

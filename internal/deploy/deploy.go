@@ -319,12 +319,15 @@ func describe(ctx context.Context, cfn *cloudformation.Client, name string) (*cf
 // template returns the template's bytes (for the inline body, an upload and the no-change
 // comparison) and the URL to read it from when it is not inline.
 func (d *Deployer) template(s deployplan.Stack) ([]byte, string, error) {
-	if d.ReadTemplate == nil {
+	if d.ReadTemplate == nil && s.Template.Body == nil {
 		return nil, "", errors.New("no template reader configured")
 	}
-	b, err := d.ReadTemplate(s.Template.Path)
-	if err != nil {
-		return nil, "", err
+	b := s.Template.Body // the policy-mutated template, when the policy changes it
+	if b == nil {
+		var err error
+		if b, err = d.ReadTemplate(s.Template.Path); err != nil {
+			return nil, "", err
+		}
 	}
 	if s.Template.Inline {
 		return b, "", nil

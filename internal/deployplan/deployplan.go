@@ -31,6 +31,11 @@ type Template struct {
 	// toolkit bucket first (as the CDK CLI does), then passed by URL.
 	UploadBucket string `json:"uploadBucket,omitempty"`
 	UploadKey    string `json:"uploadKey,omitempty"`
+	// Body, when set, is what deploys instead of the file at Path: the template as the
+	// policy's aspects mutated it (what the review diffed and hashed).
+	Body []byte `json:"-"`
+	// Mutated says the policy changed the template (Body is set).
+	Mutated bool `json:"mutated,omitempty"`
 }
 
 // Bootstrap is the environment's bootstrap version a stack needs.
@@ -90,6 +95,17 @@ type Options struct {
 	ToolkitBucket string
 	// Revision names the change sets (a commit sha); empty gives "cdkbot-deploy".
 	Revision string
+	// Templates are the policy-mutated templates by qualified stack id (review.MutatedTemplates):
+	// they deploy instead of the synthesized files.
+	Templates map[string][]byte
+}
+
+// IncompleteError refuses stacks the CDK CLI would not deploy either: unresolved context lookups
+// or error annotations. Nothing deploys.
+type IncompleteError struct{ Reasons []string }
+
+func (e *IncompleteError) Error() string {
+	return "nothing deployed: the assembly is incomplete (the CDK CLI refuses it too): " + strings.Join(e.Reasons, "; ")
 }
 
 // Build plans the deployment of an assembly.
@@ -106,6 +122,17 @@ func Build(a *assembly.Assembly, o Options) (*Plan, error) {
 	chosen, err := selectStacks(a, all, o)
 	if err != nil {
 		return nil, err
+	}
+	var reasons []string
+	for _, id := range chosen {
+		for _, why := range a.Incomplete(all[id]) {
+			if !slices.Contains(reasons, why) {
+				reasons = append(reasons, why)
+			}
+		}
+	}
+	if len(reasons) > 0 {
+		return nil, &IncompleteError{Reasons: reasons}
 	}
 	p := &Plan{}
 	byID := map[string]*Stack{}
@@ -270,6 +297,9 @@ func plan(a *assembly.Assembly, s *assembly.Stack, all map[string]*assembly.Stac
 // template decides how the template reaches CloudFormation.
 func template(a *assembly.Assembly, s *assembly.Stack, env assembly.Environment, o Options) (Template, error) {
 	t := Template{Path: s.TemplatePath, Size: s.TemplateSize}
+	if body, ok := o.Templates[s.QualifiedID()]; ok {
+		return mutatedTemplate(s, env, o, body)
+	}
 	if s.StackTemplateAssetObjectURL != "" {
 		u, err := httpsURL(assembly.ResolvePlaceholders(s.StackTemplateAssetObjectURL, env), env)
 		if err != nil {
@@ -293,6 +323,38 @@ func template(a *assembly.Assembly, s *assembly.Stack, env assembly.Environment,
 	sum := sha256.Sum256(b)
 	// The CDK CLI's key for uploaded templates: cdk/<stack name>/<sha256>.yml.
 	t.UploadBucket, t.UploadKey = o.ToolkitBucket, "cdk/"+s.StackName+"/"+hex.EncodeToString(sum[:])+".yml"
+	u, err := httpsURL("s3://"+t.UploadBucket+"/"+t.UploadKey, env)
+	if err != nil {
+		return Template{}, err
+	}
+	t.URL = u
+	return t, nil
+}
+
+// mutatedTemplate delivers a policy-mutated template: beside the synthesized template asset in
+// the same bucket, under the mutated bytes' own hash (content-addressed, like every CDK asset),
+// or inline when it fits and the stack has no template asset, or in the toolkit bucket.
+func mutatedTemplate(s *assembly.Stack, env assembly.Environment, o Options, body []byte) (Template, error) {
+	t := Template{Path: s.TemplatePath, Size: int64(len(body)), Body: body, Mutated: true}
+	digest := sha256.Sum256(body)
+	sum := hex.EncodeToString(digest[:])
+	switch {
+	case s.StackTemplateAssetObjectURL != "":
+		synthesized := assembly.ResolvePlaceholders(s.StackTemplateAssetObjectURL, env)
+		bucket, _, ok := strings.Cut(strings.TrimPrefix(synthesized, "s3://"), "/")
+		if !ok || !strings.HasPrefix(synthesized, "s3://") {
+			return Template{}, fmt.Errorf("stack %s: stackTemplateAssetObjectUrl %q is not an s3:// URL", s.QualifiedID(), synthesized)
+		}
+		t.UploadBucket, t.UploadKey = bucket, sum+".json"
+	case t.Size <= MaxInlineTemplate:
+		t.Inline = true
+		return t, nil
+	case o.ToolkitBucket == "":
+		return Template{}, fmt.Errorf("stack %s: its policy-mutated template is %d bytes, over CloudFormation's %d-byte inline limit: "+
+			"give the toolkit (staging) bucket to upload it to", s.QualifiedID(), t.Size, MaxInlineTemplate)
+	default:
+		t.UploadBucket, t.UploadKey = o.ToolkitBucket, "cdk/"+s.StackName+"/"+sum+".yml"
+	}
 	u, err := httpsURL("s3://"+t.UploadBucket+"/"+t.UploadKey, env)
 	if err != nil {
 		return Template{}, err

@@ -1,6 +1,9 @@
 package deployplan
 
 import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,5 +165,59 @@ func TestChangeSetNames(t *testing.T) {
 		if got := changeSetName(in); got != want {
 			t.Errorf("%q → %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A policy-mutated template deploys instead of the synthesized one: beside the synthesized
+// template asset, under its own hash; inline when the stack has no template asset and it fits.
+func TestMutatedTemplates(t *testing.T) {
+	modern := load(t, "aws-cdk-lib@2.276.0/deploy-graph")
+	body := []byte(`{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"Tags":[{"Key":"owner","Value":"team"}]}}}}`)
+	p, err := Build(modern, Options{Stacks: []string{"Web"}, NoDeps: true, Templates: map[string][]byte{"Web": body}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := p.Stacks[0].Template
+	if !tpl.Mutated || string(tpl.Body) != string(body) || tpl.UploadBucket != "cdk-hnb659fds-assets-123456789012-us-east-1" ||
+		tpl.UploadKey != fmt.Sprintf("%x.json", sha256.Sum256(body)) ||
+		!strings.HasPrefix(tpl.URL, "https://s3.us-east-1.amazonaws.com/cdk-hnb659fds-assets-123456789012-us-east-1/") ||
+		!strings.HasSuffix(tpl.URL, tpl.UploadKey) || tpl.Size != int64(len(body)) {
+		t.Errorf("modern: %+v", tpl)
+	}
+	// Untouched stacks keep their synthesized template.
+	p, _ = Build(modern, Options{Stacks: []string{"Api"}, NoDeps: true, Templates: map[string][]byte{"Web": body}})
+	if p.Stacks[0].Template.Mutated || p.Stacks[0].Template.Body != nil {
+		t.Errorf("untouched: %+v", p.Stacks[0].Template)
+	}
+	legacy := load(t, "aws-cdk-core@1.204.0/deploy-graph")
+	p, err = Build(legacy, Options{Stacks: []string{"graph-web"}, NoDeps: true, Templates: map[string][]byte{"graph-web": body}})
+	if err != nil || !p.Stacks[0].Template.Inline || !p.Stacks[0].Template.Mutated || p.Stacks[0].Template.UploadBucket != "" {
+		t.Errorf("legacy: %+v %v", p.Stacks[0].Template, err)
+	}
+}
+
+// Stacks the CDK CLI would refuse (unresolved lookups, error annotations) are refused, with
+// every reason, and nothing is planned.
+func TestIncompleteAssemblyIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../compat-fixtures/aws-cdk-lib@2.276.0/deploy-graph")); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	edited := strings.Replace(string(raw), `"artifacts": {`, `"missing": [{"key": "hosted-zone:account=123456789012:domainName=example.com:region=us-east-1", "provider": "hosted-zone", "props": {"account": "123456789012", "region": "us-east-1", "domainName": "example.com"}}],
+  "artifacts": {`, 1)
+	if edited == string(raw) {
+		t.Fatal("manifest not edited")
+	}
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(edited), 0o644)
+	a, err := assembly.Load(os.DirFS(dir), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(a, Options{Stacks: []string{"Web"}})
+	var inc *IncompleteError
+	if !errors.As(err, &inc) || len(inc.Reasons) != 1 ||
+		!strings.Contains(err.Error(), "nothing deployed: the assembly is incomplete (the CDK CLI refuses it too): context lookup hosted-zone:account=123456789012:domainName=example.com:region=us-east-1 (hosted-zone) is unresolved") {
+		t.Errorf("%v", err)
 	}
 }

@@ -85,6 +85,9 @@ func PlanText(w io.Writer, p *deployplan.Plan, pp *publishplan.Plan) error {
 			case s.Template.URL != "":
 				how = "template from " + s.Template.URL
 			}
+			if s.Template.Mutated {
+				how = "policy-mutated " + how
+			}
 			line := fmt.Sprintf("  %s → %s as %s, %s", s.ID, s.Env, or(s.AssumeRoleARN, "the current credentials"), how)
 			if len(s.DependsOn) > 0 {
 				line += "; after " + strings.Join(s.DependsOn, ", ")

@@ -29,13 +29,16 @@ const (
 	GateSecurityBroadening = "security-broadening"
 	GateCompatFail         = "compat-fail"
 	GatePolicyError        = "policy-error"
+	// GateIncomplete: the head assembly has unresolved context lookups or error annotations, so
+	// it cannot deploy (the CDK CLI refuses it too). No approval overrides it.
+	GateIncomplete = "incomplete"
 )
 
 // AllGates lists every gate in the order reports show them.
-var AllGates = []string{GateDestroyStateful, GateReplace, GateDestroy, GateOrphan, GateSecurityBroadening, GateCompatFail, GatePolicyError}
+var AllGates = []string{GateIncomplete, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan, GateSecurityBroadening, GateCompatFail, GatePolicyError}
 
-// DefaultFailOn fails only on losing stateful resources; teams opt into the rest.
-var DefaultFailOn = []string{GateDestroyStateful}
+// DefaultFailOn fails on what cannot deploy and on losing stateful resources; teams opt into the rest.
+var DefaultFailOn = []string{GateIncomplete, GateDestroyStateful}
 
 // DefaultOverrideLabel is the PR label that turns failing gates into warnings.
 const DefaultOverrideLabel = "cdkbot/approve-destructive"
@@ -133,16 +136,8 @@ func Run(in Input) (*Report, error) {
 		return nil, err
 	}
 	rep.Stacks = stacks
-	for _, s := range in.Head.AllStacks() {
-		t := opts.NewTemplates[s.QualifiedID()]
-		var body []byte
-		if t != nil {
-			body = []byte(cfn.JSON(t))
-		} else if body, err = s.TemplateBytes(); err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(body)
-		rep.TemplateHash[s.QualifiedID()] = hex.EncodeToString(sum[:])
+	if rep.TemplateHash, err = hashes(in.Head, mutatedBytes(opts.NewTemplates)); err != nil {
+		return nil, err
 	}
 	rep.Compatibility = compat.CheckAssemblies(compat.AssemblyInput{Base: in.Base, Head: in.Head, Repo: in.Repo, ToolSchemaMax: in.ToolSchemaMax})
 	rep.Gates = gates(rep, spec, in)
@@ -199,6 +194,18 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input) []Gate {
 			items[GateCompatFail] = append(items[GateCompatFail], c.Name+": "+c.Finding)
 		}
 	}
+	seen := map[string]bool{}
+	for _, st := range in.Head.AllStacks() {
+		if in.Keep != nil && !in.Keep(st) {
+			continue
+		}
+		for _, why := range in.Head.Incomplete(st) {
+			if !seen[why] {
+				seen[why] = true
+				items[GateIncomplete] = append(items[GateIncomplete], why)
+			}
+		}
+	}
 	if rep.Policy != nil {
 		for _, v := range rep.Policy.Violations {
 			if v.Severity == "error" && !v.Suppressed {
@@ -213,7 +220,7 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input) []Gate {
 		if g.Items == nil {
 			g.Items = []string{}
 		}
-		g.Overridden = g.Triggered && g.Enforced && overridden
+		g.Overridden = g.Triggered && g.Enforced && overridden && name != GateIncomplete
 		out = append(out, g)
 	}
 	return out
@@ -243,14 +250,51 @@ func ValidateGates(names []string) error {
 	return nil
 }
 
-// TemplateHashes are the sha256 of each stack's template file, by qualified id: what a review
-// records in its marker and a deploy compares with.
-func TemplateHashes(a *assembly.Assembly) (map[string]string, error) {
+// MutatedTemplates are the templates the policy's aspects change, by qualified stack id, as the
+// bytes that deploy: the review diffs and hashes exactly these, and deploy deploys them instead
+// of the synthesized files. Read-only aspects change nothing (an empty map).
+func MutatedTemplates(a *assembly.Assembly, policy *aspects.Config, spec *resourcespec.Spec) (map[string][]byte, error) {
+	if policy == nil || len(policy.Aspects) == 0 {
+		return map[string][]byte{}, nil
+	}
+	if spec == nil {
+		spec = resourcespec.Default()
+	}
+	changed, _, err := applyPolicy(a, policy, spec)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return mutatedBytes(changed), nil
+}
+
+func mutatedBytes(changed map[string]*cfn.Object) map[string][]byte {
+	out := map[string][]byte{}
+	for id, t := range changed {
+		out[id] = []byte(cfn.JSON(t))
+	}
+	return out
+}
+
+// TemplateHashes are the sha256 of the template each stack deploys, by qualified id (the
+// policy-mutated template where the policy changes it): what a review records in its marker
+// and a deploy compares with.
+func TemplateHashes(a *assembly.Assembly, policy *aspects.Config) (map[string]string, error) {
+	mutated, err := MutatedTemplates(a, policy, nil)
+	if err != nil {
+		return nil, err
+	}
+	return hashes(a, mutated)
+}
+
+func hashes(a *assembly.Assembly, mutated map[string][]byte) (map[string]string, error) {
 	out := map[string]string{}
 	for _, s := range a.AllStacks() {
-		body, err := s.TemplateBytes()
-		if err != nil {
-			return nil, err
+		body, ok := mutated[s.QualifiedID()]
+		if !ok {
+			var err error
+			if body, err = s.TemplateBytes(); err != nil {
+				return nil, err
+			}
 		}
 		sum := sha256.Sum256(body)
 		out[s.QualifiedID()] = hex.EncodeToString(sum[:])

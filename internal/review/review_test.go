@@ -1,6 +1,7 @@
 package review
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -73,5 +74,45 @@ func TestFirstDeploymentAndUnchanged(t *testing.T) {
 	}
 	if err := ValidateGates([]string{"replace", "nope"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Error(err)
+	}
+}
+
+// An assembly the CDK CLI would refuse to deploy (unresolved lookups, error annotations) fails
+// the incomplete gate, on by default, and no approval overrides it.
+func TestIncompleteAssembly(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(assemblies+"after")); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(dir + "/manifest.json")
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["missing"] = []any{map[string]any{"key": "vpc-provider:account=123456789012:filter.tag:Name=main:region=eu-west-1", "provider": "vpc-provider",
+		"props": map[string]any{"account": "123456789012", "region": "eu-west-1"}}}
+	arts := m["artifacts"].(map[string]any)
+	svc := arts["ShopService"].(map[string]any)
+	md, _ := svc["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		svc["metadata"] = md
+	}
+	md["/ShopService/Checkout"] = []any{map[string]any{"type": "aws:cdk:error", "data": "reservedConcurrentExecutions must be at least 1"}}
+	raw, _ = json.Marshal(m)
+	os.WriteFile(dir+"/manifest.json", raw, 0o644)
+	head := load(t, dir)
+	r, err := Run(Input{Base: load(t, assemblies+"before"), Head: head, ToolSchemaMax: 55, Approvals: []Approval{{By: "bob", Via: "label x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gate(r, GateIncomplete)
+	if !g.Failing() || g.Overridden || len(g.Items) != 2 || !r.Failed() ||
+		!strings.Contains(strings.Join(g.Items, "\n"), "context lookup vpc-provider:account=123456789012:filter.tag:Name=main:region=eu-west-1 (vpc-provider) is unresolved") ||
+		!strings.Contains(strings.Join(g.Items, "\n"), "ShopService: error at /ShopService/Checkout: reservedConcurrentExecutions must be at least 1") {
+		t.Errorf("incomplete: %+v", g)
+	}
+	if gate(r, GateDestroyStateful).Failing() {
+		t.Error("the approval still approves the other gates")
 	}
 }

@@ -19,10 +19,9 @@ trap cleanup EXIT
   npm install --no-audit --no-fund --loglevel=error "aws-cdk@$cli_version" >/dev/null)
 (cd "$root" && go build -o "$tmp/cdkbot" ./cmd/cdkbot)
 
-moto=$(bash "$root/scripts/moto-server.sh")
-py="$(dirname "$moto")/python"; [ -x "$py" ] || py=python3   # boto3 comes with moto
+py=$(bash "$root/scripts/moto-server.sh")   # boto3 comes with moto
 port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$moto" -H 127.0.0.1 -p "$port" >"$tmp/moto.log" 2>&1 &
+"$py" "$root/internal/testutil/moto/launcher.py" -H 127.0.0.1 -p "$port" >"$tmp/moto.log" 2>&1 &
 moto_pid=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/moto-api/" >/dev/null && break; sleep 0.1; done
 # "localhost": moto reads a TemplateURL on the endpoint itself (as the CDK CLI builds it there) only by that name.

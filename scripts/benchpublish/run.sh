@@ -16,7 +16,7 @@ trap cleanup EXIT
 "$tmp/benchpublish" gen "$tmp/asm" "${1:-40}"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$(bash "$root/scripts/moto-server.sh")" -H 127.0.0.1 -p "$port" >"$tmp/moto.log" 2>&1 &
+"$(bash "$root/scripts/moto-server.sh")" "$root/internal/testutil/moto/launcher.py" -H 127.0.0.1 -p "$port" >"$tmp/moto.log" 2>&1 &
 moto_pid=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/moto-api/" >/dev/null && break; sleep 0.1; done
 export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing \

@@ -1,6 +1,8 @@
-// Package moto runs the real AWS emulator (Python moto 5.x, moto_server) for integration tests:
-// started on a free loopback port per test, optionally with the real CDK bootstrap template
-// deployed into it through the CloudFormation API, and a fault-injecting proxy in front of it.
+// Package moto runs the real AWS emulator (Python moto 5.x) for integration tests, through the
+// project's launcher (launcher.py), which closes moto's CloudFormation gaps the way real
+// CloudFormation behaves (README.md lists them): started on a free loopback port per test,
+// optionally with the real CDK bootstrap template deployed into it through the CloudFormation
+// API, and a fault-injecting proxy in front of it.
 // Tests point aws-sdk-go-v2 at it through AWS_ENDPOINT_URL; no real AWS endpoint is ever used.
 package moto
 
@@ -45,13 +47,13 @@ type Server struct {
 	URL string
 }
 
-// Start runs moto_server on a free loopback port until the test ends. The executable comes
-// from scripts/moto-server.sh (PATH, or installed once into a cache virtualenv).
+// Start runs the launcher on a free loopback port until the test ends. The Python interpreter
+// comes from scripts/moto-server.sh (python3 with moto, or a cache virtualenv it installs once).
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := motoBinary(t)
+	py := motoPython(t)
 	port := freePort(t)
-	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", port)
+	cmd := exec.Command(py, filepath.Join(repoRoot(), "internal", "testutil", "moto", "launcher.py"), "-H", "127.0.0.1", "-p", port)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	logf, err := os.Create(filepath.Join(t.TempDir(), "moto.log"))
 	if err != nil {
@@ -88,7 +90,7 @@ var (
 	binErr  error
 )
 
-func motoBinary(t testing.TB) string {
+func motoPython(t testing.TB) string {
 	binOnce.Do(func() {
 		script := filepath.Join(repoRoot(), "scripts", "moto-server.sh")
 		out, err := exec.Command("bash", script).Output()
@@ -99,7 +101,7 @@ func motoBinary(t testing.TB) string {
 		binPath = strings.TrimSpace(string(out))
 	})
 	if binErr != nil {
-		t.Fatalf("find or install moto_server: %v", binErr)
+		t.Fatalf("find or install moto: %v", binErr)
 	}
 	return binPath
 }

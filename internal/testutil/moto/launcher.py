@@ -1,0 +1,226 @@
+"""cdkbot's launcher of moto_server: moto 5.x with the CloudFormation gaps that matter to a CDK
+deployer closed the way real CloudFormation behaves, so tests and benchmarks shape nothing around
+the emulator. Usage: python launcher.py [moto_server arguments, e.g. -H 127.0.0.1 -p 5000].
+
+The gaps, and what closes each (README.md beside this file keeps the list; each has a Go test in
+internal/testutil/moto):
+
+1. Stacks created or updated through change sets get no Outputs and no Exports (moto parses the
+   template only in CreateStack/UpdateStack): after a change set executes, the stack's template,
+   outputs and exports are rebuilt from the change set's template and the region's export registry
+   is updated (unique names enforced).
+2. Fn::ImportValue in a change-set stack does not resolve (such stacks are built without the
+   region's exports): every change-set stack resolves imports against the region's exports, and a
+   missing export fails the execution ("No export named X found").
+3. An export in use can be removed (by an update or by deleting the stack): the update fails and
+   rolls back with "Export X cannot be deleted as it is in use by Y"; a stack whose export is in
+   use ends DELETE_FAILED.
+4. Executed change sets linger: executing a change set deletes the stack's change sets, as
+   CloudFormation does (the executed one stays describable by ARN).
+5. Bare change-set names resolve across stacks, and ListChangeSets ignores StackName: a change set
+   named without its ARN is looked up in the named stack only, and listing is per stack.
+"""
+
+import os
+import sys
+
+from moto.cloudformation import models, responses
+from moto.cloudformation.exceptions import ValidationError
+from moto.core.responses import ActionResult, EmptyResult
+
+Backend = models.CloudFormationBackend
+Response = responses.CloudFormationResponse
+
+
+def _imports(value):
+    """The export names a template imports (Fn::ImportValue of a literal name)."""
+    found = set()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == "Fn::ImportValue" and isinstance(v, str):
+                found.add(v)
+            else:
+                found |= _imports(v)
+    elif isinstance(value, list):
+        for v in value:
+            found |= _imports(v)
+    return found
+
+
+def _export_names(template):
+    names = set()
+    for out in (template.get("Outputs") or {}).values():
+        name = (out or {}).get("Export", {}).get("Name")
+        if isinstance(name, str):
+            names.add(name)
+    return names
+
+
+def _importers(backend, name, but):
+    """Names of the live stacks, other than stack id `but`, whose template imports export `name`."""
+    users = []
+    for stack in backend.stacks.values():
+        if stack.stack_id == but or stack.status == "REVIEW_IN_PROGRESS":
+            continue
+        if name in _imports(getattr(stack, "template_dict", None) or {}):
+            users.append(stack.name)
+    return users
+
+
+def _find_change_set(backend, name, stack_name):
+    """Gap 5: an ARN names one change set; a bare name only within the named stack."""
+    if name in backend.change_sets:
+        return backend.change_sets[name]
+    if name in _executed(backend):
+        return _executed(backend)[name]
+    for cs in backend.change_sets.values():
+        if cs.change_set_name == name and stack_name in (cs.stack_name, cs.stack_id):
+            return cs
+    raise ValidationError(name, message=f"ChangeSet [{name}] does not exist")
+
+
+def _executed(backend):
+    if not hasattr(backend, "cdkbot_executed"):
+        backend.cdkbot_executed = {}
+    return backend.cdkbot_executed
+
+
+_original_create_change_set = Backend.create_change_set
+
+
+def create_change_set(self, *args, **kwargs):
+    change_set_id, stack_id = _original_create_change_set(self, *args, **kwargs)
+    stack = self.stacks[stack_id]
+    # Gap 2: the stack's resources resolve Fn::ImportValue against the region's exports.
+    stack.cross_stack_resources = self.exports
+    stack.resource_map.cross_stack_resources = self.exports
+    return change_set_id, stack_id
+
+
+def _fail_update(stack, change_set, reason):
+    """An update CloudFormation starts and rolls back: the old template stays."""
+    creating = change_set.change_set_type == "CREATE"
+    verb = "CREATE" if creating else "UPDATE"
+    stack._add_stack_event(f"{verb}_IN_PROGRESS", resource_status_reason="User Initiated")
+    stack._add_stack_event(f"{verb}_FAILED", resource_status_reason=reason)
+    if creating:
+        stack._add_stack_event("ROLLBACK_IN_PROGRESS", resource_status_reason=reason)
+        stack._add_stack_event("ROLLBACK_COMPLETE")
+        stack.status = "ROLLBACK_COMPLETE"
+    else:
+        stack._add_stack_event("UPDATE_ROLLBACK_IN_PROGRESS", resource_status_reason=reason)
+        stack._add_stack_event("UPDATE_ROLLBACK_COMPLETE")
+        stack.status = "UPDATE_ROLLBACK_COMPLETE"
+    change_set.execution_status = "EXECUTE_FAILED"
+
+
+def execute_change_set(self, change_set_name, stack_name=None):
+    change_set = _find_change_set(self, change_set_name, stack_name)
+    if change_set.execution_status != "AVAILABLE":
+        raise ValidationError(change_set_name, message=f"ChangeSet [{change_set.change_set_id}] cannot be executed in its current status of [{change_set.status}]")
+    stack = self.stacks[change_set.stack_id]
+    new = change_set.template_dict or {}
+    # Gap 3: an export another stack imports cannot disappear.
+    old_exports = {e.name for e in self.exports.values() if e.exporting_stack_id == stack.stack_id}
+    for name in sorted(old_exports - _export_names(new)):
+        users = _importers(self, name, stack.stack_id)
+        if users:
+            _fail_update(stack, change_set, f"Export {name} cannot be deleted as it is in use by {', '.join(users)}")
+            _delete_change_sets(self, stack, change_set)
+            return
+    # Gap 2: every import must name an existing export of another stack.
+    for name in sorted(_imports(new)):
+        export = self.exports.get(name)
+        if export is None or export.exporting_stack_id == stack.stack_id:
+            _fail_update(stack, change_set, f"No export named {name} found. Rollback requested by user.")
+            _delete_change_sets(self, stack, change_set)
+            return
+    # Gap 1: apply, then rebuild the template, outputs and exports from the change set.
+    kind = change_set.change_set_type
+    stack._add_stack_event(f"{kind}_IN_PROGRESS", resource_status_reason="User Initiated")
+    change_set.apply()
+    stack.template = change_set.template
+    stack._parse_template()
+    stack.output_map = stack._create_output_map()
+    for name in list(self.exports):
+        if self.exports[name].exporting_stack_id == stack.stack_id:
+            del self.exports[name]
+    try:
+        self._validate_export_uniqueness(stack)
+    except ValidationError:
+        _fail_update(stack, change_set, "Export names must be unique across a given region")
+        return
+    for export in stack.exports:
+        self.exports[export.name] = export
+    stack._add_stack_event(f"{kind}_COMPLETE")
+    stack.status = f"{kind}_COMPLETE"
+    change_set.execution_status = "EXECUTE_COMPLETE"
+    _delete_change_sets(self, stack, change_set)
+
+
+def _delete_change_sets(backend, stack, executed):
+    """Gap 4: executing a change set deletes the stack's change sets."""
+    for cs_id, cs in list(backend.change_sets.items()):
+        if cs.stack_id == stack.stack_id:
+            del backend.change_sets[cs_id]
+    _executed(backend)[executed.change_set_id] = executed
+
+
+_original_delete_stack = Backend.delete_stack
+
+
+def delete_stack(self, name_or_stack_id):
+    for stack in list(self.stacks.values()):
+        if name_or_stack_id not in (stack.name, stack.stack_id):
+            continue
+        for export in list(self.exports.values()):
+            if export.exporting_stack_id != stack.stack_id:
+                continue
+            users = _importers(self, export.name, stack.stack_id)
+            if users:
+                reason = f"Export {export.name} cannot be deleted as it is in use by {', '.join(users)}"
+                stack._add_stack_event("DELETE_IN_PROGRESS", resource_status_reason="User Initiated")
+                stack._add_stack_event("DELETE_FAILED", resource_status_reason=reason)
+                stack.status = "DELETE_FAILED"
+                return
+        for cs_id, cs in list(self.change_sets.items()):
+            if cs.stack_id == stack.stack_id:
+                del self.change_sets[cs_id]
+    _original_delete_stack(self, name_or_stack_id)
+
+
+def delete_change_set(self):
+    change_set = _find_change_set(self.cloudformation_backend, self._get_param("ChangeSetName"), self._get_param("StackName"))
+    self.cloudformation_backend.change_sets.pop(change_set.change_set_id, None)
+    return EmptyResult()
+
+
+def describe_change_set(self):
+    return ActionResult(_find_change_set(self.cloudformation_backend, self._get_param("ChangeSetName"), self._get_param("StackName")))
+
+
+def execute_change_set_response(self):
+    self.cloudformation_backend.execute_change_set(change_set_name=self._get_param("ChangeSetName"), stack_name=self._get_param("StackName"))
+    return EmptyResult()
+
+
+def list_change_sets(self):
+    stack_name = self._get_param("StackName")
+    summaries = [cs for cs in self.cloudformation_backend.change_sets.values() if stack_name in (cs.stack_name, cs.stack_id)]
+    return ActionResult({"Summaries": summaries})
+
+
+# CDKBOT_MOTO_PLAIN=1 starts moto as it is, to see each gap's test fail without the launcher.
+if os.environ.get("CDKBOT_MOTO_PLAIN") != "1":
+    Backend.create_change_set = create_change_set
+    Backend.execute_change_set = execute_change_set
+    Backend.delete_stack = delete_stack
+    Response.delete_change_set = delete_change_set
+    Response.describe_change_set = describe_change_set
+    Response.execute_change_set = execute_change_set_response
+    Response.list_change_sets = list_change_sets
+
+if __name__ == "__main__":
+    from moto.server import main
+
+    sys.exit(main(sys.argv[1:]))

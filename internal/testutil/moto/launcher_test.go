@@ -1,0 +1,181 @@
+package moto
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+)
+
+// Each test proves one gap of moto that launcher.py closes, the way real CloudFormation behaves.
+
+type cfnHelper struct {
+	t   *testing.T
+	ctx context.Context
+	cfn *cloudformation.Client
+}
+
+func newCFN(t *testing.T) cfnHelper {
+	srv := Start(t)
+	return cfnHelper{t: t, ctx: context.Background(), cfn: cloudformation.NewFromConfig(srv.Config())}
+}
+
+// changeSet creates a change set for stack from template and returns its ARN.
+func (h cfnHelper) changeSet(stack, name, template string) string {
+	h.t.Helper()
+	kind := cfntypes.ChangeSetTypeCreate
+	if _, err := h.cfn.DescribeStacks(h.ctx, &cloudformation.DescribeStacksInput{StackName: &stack}); err == nil {
+		kind = cfntypes.ChangeSetTypeUpdate
+	}
+	out, err := h.cfn.CreateChangeSet(h.ctx, &cloudformation.CreateChangeSetInput{StackName: &stack, ChangeSetName: &name,
+		ChangeSetType: kind, TemplateBody: &template})
+	if err != nil {
+		h.t.Fatalf("create change set %s of %s: %v", name, stack, err)
+	}
+	return aws.ToString(out.Id)
+}
+
+// deploy creates and executes a change set; it returns the stack afterwards.
+func (h cfnHelper) deploy(stack, template string) cfntypes.Stack {
+	h.t.Helper()
+	id := h.changeSet(stack, "cdkbot-test", template)
+	if _, err := h.cfn.ExecuteChangeSet(h.ctx, &cloudformation.ExecuteChangeSetInput{StackName: &stack, ChangeSetName: &id}); err != nil {
+		h.t.Fatalf("execute %s: %v", stack, err)
+	}
+	return h.stack(stack)
+}
+
+func (h cfnHelper) stack(name string) cfntypes.Stack {
+	h.t.Helper()
+	out, err := h.cfn.DescribeStacks(h.ctx, &cloudformation.DescribeStacksInput{StackName: &name})
+	if err != nil {
+		h.t.Fatalf("describe %s: %v", name, err)
+	}
+	return out.Stacks[0]
+}
+
+func (h cfnHelper) reasons(stack string) string {
+	out, err := h.cfn.DescribeStackEvents(h.ctx, &cloudformation.DescribeStackEventsInput{StackName: &stack})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var r []string
+	for _, e := range out.StackEvents {
+		r = append(r, aws.ToString(e.ResourceStatusReason))
+	}
+	return strings.Join(r, "\n")
+}
+
+const exporter = `{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"shared"}}},
+ "Outputs":{"TopicArn":{"Value":{"Ref":"Topic"},"Export":{"Name":"Exporter:TopicArn"}}}}`
+
+const importer = `{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"user"}}},
+ "Outputs":{"Imported":{"Value":{"Fn::ImportValue":"Exporter:TopicArn"}}}}`
+
+// Gaps 1 and 2: a stack deployed through a change set has its Outputs and Exports, and another
+// change-set stack's Fn::ImportValue resolves to the exported value; an import of nothing fails.
+func TestChangeSetStacksExportAndImport(t *testing.T) {
+	h := newCFN(t)
+	st := h.deploy("Exporter", exporter)
+	if st.StackStatus != cfntypes.StackStatusCreateComplete || len(st.Outputs) != 1 ||
+		aws.ToString(st.Outputs[0].OutputValue) != "arn:aws:sns:us-east-1:123456789012:shared" || aws.ToString(st.Outputs[0].ExportName) != "Exporter:TopicArn" {
+		t.Fatalf("exporter: %s %+v", st.StackStatus, st.Outputs)
+	}
+	ex, err := h.cfn.ListExports(h.ctx, &cloudformation.ListExportsInput{})
+	if err != nil || len(ex.Exports) != 1 || aws.ToString(ex.Exports[0].Name) != "Exporter:TopicArn" {
+		t.Fatalf("exports: %+v %v", ex, err)
+	}
+	st = h.deploy("Importer", importer)
+	if st.StackStatus != cfntypes.StackStatusCreateComplete || len(st.Outputs) != 1 || aws.ToString(st.Outputs[0].OutputValue) != "arn:aws:sns:us-east-1:123456789012:shared" {
+		t.Fatalf("importer: %s %+v", st.StackStatus, st.Outputs)
+	}
+	st = h.deploy("Orphan", strings.ReplaceAll(importer, "Exporter:TopicArn", "Nobody:Arn"))
+	if st.StackStatus != cfntypes.StackStatusRollbackComplete || !strings.Contains(h.reasons("Orphan"), "No export named Nobody:Arn found") {
+		t.Errorf("orphan import: %s\n%s", st.StackStatus, h.reasons("Orphan"))
+	}
+}
+
+// Gap 3: an export in use cannot be removed, by an update (which rolls back) or by deleting its stack.
+func TestExportInUseCannotBeRemoved(t *testing.T) {
+	h := newCFN(t)
+	h.deploy("Exporter", exporter)
+	h.deploy("Importer", importer)
+	st := h.deploy("Exporter", `{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"shared"}}}}`)
+	if st.StackStatus != cfntypes.StackStatusUpdateRollbackComplete || len(st.Outputs) != 1 ||
+		!strings.Contains(h.reasons("Exporter"), "Export Exporter:TopicArn cannot be deleted as it is in use by Importer") {
+		t.Fatalf("update removing the export: %s %+v\n%s", st.StackStatus, st.Outputs, h.reasons("Exporter"))
+	}
+	if _, err := h.cfn.DeleteStack(h.ctx, &cloudformation.DeleteStackInput{StackName: aws.String("Exporter")}); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.stack("Exporter"); st.StackStatus != cfntypes.StackStatusDeleteFailed {
+		t.Errorf("delete of an exporter in use: %s", st.StackStatus)
+	}
+	// Once nothing imports it, it goes.
+	if _, err := h.cfn.DeleteStack(h.ctx, &cloudformation.DeleteStackInput{StackName: aws.String("Importer")}); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.deploy("Exporter", `{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"shared"}}}}`); st.StackStatus != cfntypes.StackStatusUpdateComplete {
+		t.Errorf("update once unused: %s", st.StackStatus)
+	}
+	if ex, _ := h.cfn.ListExports(h.ctx, &cloudformation.ListExportsInput{}); len(ex.Exports) != 0 {
+		t.Errorf("exports left: %+v", ex.Exports)
+	}
+}
+
+// Gap 4: executing a change set deletes the stack's change sets; the executed one is still
+// described by its ARN.
+func TestExecutingDeletesTheStacksChangeSets(t *testing.T) {
+	h := newCFN(t)
+	h.deploy("Svc", exporter)
+	other := h.changeSet("Svc", "other", strings.ReplaceAll(exporter, "shared", "v2"))
+	mine := h.changeSet("Svc", "mine", strings.ReplaceAll(exporter, "shared", "v3"))
+	if _, err := h.cfn.ExecuteChangeSet(h.ctx, &cloudformation.ExecuteChangeSetInput{StackName: aws.String("Svc"), ChangeSetName: &mine}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := h.cfn.ListChangeSets(h.ctx, &cloudformation.ListChangeSetsInput{StackName: aws.String("Svc")})
+	if err != nil || len(list.Summaries) != 0 {
+		t.Errorf("change sets after execution: %+v %v", list, err)
+	}
+	if _, err := h.cfn.DescribeChangeSet(h.ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: &other}); err == nil {
+		t.Error("the other change set must be gone")
+	}
+	d, err := h.cfn.DescribeChangeSet(h.ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: &mine})
+	if err != nil || d.ExecutionStatus != cfntypes.ExecutionStatusExecuteComplete {
+		t.Errorf("executed change set: %+v %v", d, err)
+	}
+}
+
+// Gap 5: a change-set name is looked up in its stack only, and listing is per stack.
+func TestChangeSetNamesArePerStack(t *testing.T) {
+	h := newCFN(t)
+	h.deploy("A", exporter)
+	h.deploy("B", strings.ReplaceAll(strings.ReplaceAll(exporter, "shared", "b"), "Exporter:", "B:"))
+	a := h.changeSet("A", "same", strings.ReplaceAll(exporter, "shared", "a2"))
+	b := h.changeSet("B", "same", strings.ReplaceAll(strings.ReplaceAll(exporter, "shared", "b2"), "Exporter:", "B:"))
+	d, err := h.cfn.DescribeChangeSet(h.ctx, &cloudformation.DescribeChangeSetInput{StackName: aws.String("A"), ChangeSetName: aws.String("same")})
+	if err != nil || aws.ToString(d.ChangeSetId) != a {
+		t.Errorf("describe A/same: %v %v", aws.ToString(d.ChangeSetId), err)
+	}
+	if _, err := h.cfn.DeleteChangeSet(h.ctx, &cloudformation.DeleteChangeSetInput{StackName: aws.String("B"), ChangeSetName: aws.String("same")}); err != nil {
+		t.Fatal(err)
+	}
+	for stack, want := range map[string]string{"A": a, "B": ""} {
+		list, err := h.cfn.ListChangeSets(h.ctx, &cloudformation.ListChangeSetsInput{StackName: aws.String(stack)})
+		got := ""
+		if err == nil && len(list.Summaries) == 1 {
+			got = aws.ToString(list.Summaries[0].ChangeSetId)
+		}
+		if err != nil || got != want || len(list.Summaries) > 1 {
+			t.Errorf("list %s: %+v %v, want %q", stack, list.Summaries, err, want)
+		}
+	}
+	_ = b
+	if _, err := h.cfn.ExecuteChangeSet(h.ctx, &cloudformation.ExecuteChangeSetInput{StackName: aws.String("B"), ChangeSetName: aws.String("same")}); err == nil ||
+		!strings.Contains(err.Error(), "ChangeSet [same] does not exist") {
+		t.Errorf("execute B/same after its deletion: %v", err)
+	}
+}
