@@ -194,6 +194,9 @@ func verdict(r Runner, rep *review.Report) error {
 	if !rep.Failed() {
 		return nil
 	}
+	if rep.BaseUnavailable != "" {
+		r.Error("cdkbot: %s: blocked, since nobody can tell what the change destroys (input base-failure: first-deployment reviews against nothing)", rep.BaseUnavailable)
+	}
 	for _, g := range rep.Gates {
 		switch {
 		case g.Failing() && g.Name == review.GateIncomplete:

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -40,13 +42,18 @@ type reviewOptions struct {
 	BaseSHA, MergeSHA          string // the commits compared, for the marker
 	Format                     string
 	ShowMetadata               bool
+	NoColor                    bool
 	Stacks                     []string // globs selecting stacks
 	InstallCommand             string   // how a revision without a committed assembly is synthesized
 	SynthCommand               string
 	SynthTimeout               time.Duration
 	NoSynth                    bool // never run the app (pull_request_target)
-	Notes                      []string
-	Log                        io.Writer
+	// BaseFailure is what a base that fails to synthesize does: "fail" (the default: the review
+	// blocks, fail closed) or "first-deployment" (reviewed against nothing, with a note).
+	BaseFailure     string
+	BaseUnavailable string // why the base could not be read (set when it failed)
+	Notes           []string
+	Log             io.Writer
 }
 
 func newReviewCommand(streams IO) *cobra.Command {
@@ -57,9 +64,10 @@ func newReviewCommand(streams IO) *cobra.Command {
 		Short: "Review a change: policy, per-stack diff, compatibility and gates, as the PR comment shows them",
 		Long: "review compares the base and head cloud assemblies of a change, applies the policy aspects of --config\n" +
 			"to both, and evaluates the gates: exit code 1 when one fails. The assemblies are given as directories\n" +
-			"(--head-assembly, --base-assembly; no base is a first deployment) or read from git: --base and --head\n" +
-			"revisions of --repo, each with its pre-synthesized assembly in --assembly-dir (synthesizing from source\n" +
-			"comes later). --format markdown prints the PR comment exactly as it would be posted.",
+			"(--head-assembly, --base-assembly; no base is a first deployment) or read from git: the --base and --head\n" +
+			"revisions of --repo (default HEAD and its merge base with the default branch), each revision's committed\n" +
+			"assembly in --assembly-dir, or else the revision synthesized (cdk.json's app). A base that fails to\n" +
+			"synthesize blocks the review (--base-failure). --format markdown prints the PR comment exactly as posted.",
 		Args: exactArgs(0, "no arguments (name the assemblies with --base-assembly and --head-assembly)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Format, opts.Log = f.value, streams.Err
@@ -80,10 +88,12 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Key, "key", "default", "identifies the comment among several reviews of one PR")
 	cmd.Flags().StringVar(&opts.HeadSHA, "head-sha", "", "the commit reviewed, recorded in the comment's marker")
 	cmd.Flags().BoolVar(&opts.ShowMetadata, "show-metadata", false, "show resources whose only change is their Metadata")
+	cmd.Flags().BoolVar(&opts.NoColor, "no-color", false, "no colours in text output (also: NO_COLOR)")
 	cmd.Flags().StringSliceVar(&opts.Stacks, "stacks", nil, "only stacks whose id, display name or stack name matches this glob (repeatable)")
 	cmd.Flags().StringVar(&opts.InstallCommand, "install-command", "", "install dependencies before synthesizing (default from the lock file; none to skip)")
 	cmd.Flags().StringVar(&opts.SynthCommand, "synth-command", "", "synthesize the app (default: cdk.json's app, run with CDK_OUTDIR)")
 	cmd.Flags().DurationVar(&opts.SynthTimeout, "synth-timeout", 10*time.Minute, "time limit for installing and synthesizing one revision")
+	cmd.Flags().StringVar(&opts.BaseFailure, "base-failure", "fail", "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) or first-deployment")
 	return cmd
 }
 
@@ -99,7 +109,7 @@ func runReview(streams IO, opts reviewOptions, configGiven, failOnGiven bool) er
 	case "markdown":
 		err = render.ReviewMarkdown(streams.Out, rep, 0)
 	default:
-		err = render.ReviewText(streams.Out, rep, render.DiffOptions{ShowMetadata: opts.ShowMetadata, Color: colorWanted(streams.Out)})
+		err = render.ReviewText(streams.Out, rep, render.DiffOptions{ShowMetadata: opts.ShowMetadata, Color: !opts.NoColor && colorWanted(streams.Out)})
 	}
 	if err != nil {
 		return err
@@ -113,7 +123,8 @@ func runReview(streams IO, opts reviewOptions, configGiven, failOnGiven bool) er
 // buildReview loads the inputs of a review and runs it; cleanup removes temporary checkouts.
 func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review.Report, cleanup func(), err error) {
 	cleanup = func() {}
-	gitMode := opts.Base != "" || opts.Head != ""
+	// --repo alone reviews HEAD against its merge base with the default branch.
+	gitMode := opts.Base != "" || opts.Head != "" || (opts.Repo != "" && opts.HeadAssembly == "" && opts.BaseAssembly == "")
 	switch {
 	case gitMode && opts.HeadAssembly != "":
 		return nil, cleanup, usagef("give either git revisions (--base/--head) or assembly directories (--base-assembly/--head-assembly), not both")
@@ -134,6 +145,11 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 	}
 	if !failOnGiven {
 		opts.FailOn = review.DefaultFailOn
+	}
+	switch opts.BaseFailure {
+	case "", "fail", "first-deployment":
+	default:
+		return nil, cleanup, usagef("--base-failure %q: use fail (block the review) or first-deployment (review against nothing)", opts.BaseFailure)
 	}
 	head, err := loadAssembly(opts.HeadAssembly)
 	if err != nil {
@@ -164,7 +180,7 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 	}
 	rep, err = review.Run(review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor,
 		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Approvals: approvalsOf(opts), Key: opts.Key, HeadSHA: opts.HeadSHA,
-		BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA, Notes: opts.Notes,
+		BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA, Notes: opts.Notes, BaseUnavailable: opts.BaseUnavailable,
 		Keep: stackFilter(opts.Stacks)})
 	if err != nil {
 		return nil, cleanup, &inputError{err}
@@ -262,11 +278,16 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 		switch {
 		case err == nil:
 			*side.dst = asm
-		case side.name == "base":
-			// The change can still be reviewed, as if nothing were deployed; the review says so.
+		case side.name == "base" && opts.BaseFailure == "first-deployment":
+			// Opted in: reviewed as if nothing were deployed; the review says so.
 			*side.dst = ""
 			opts.Notes = append(opts.Notes, fmt.Sprintf("The base (%s) failed to synthesize, so this review compares against an empty assembly: "+
-				"every resource shows as created. %v", sha[:12], firstLine(err)))
+				"every resource shows as created (base-failure: first-deployment). %v", sha[:12], firstLine(err)))
+		case side.name == "base":
+			// Fail closed: without the base nobody can tell what the change destroys. The review
+			// still shows the head, and blocks.
+			*side.dst = ""
+			opts.BaseUnavailable = fmt.Sprintf("the base %s failed to synthesize: %s", sha[:12], firstLine(err))
 		case errors.As(err, new(*synth.Error)):
 			return cleanup, &operationError{fmt.Errorf("the head (%s) failed to synthesize: %w", sha[:12], err)}
 		default:
@@ -291,8 +312,10 @@ func synthesizeRevision(repo *gitrepo.Repo, sha, dir, tmp, name string, opts rev
 		appRel = "."
 	}
 	cached := ""
-	if cacheRoot != "" && opts.SynthCommand == "" && opts.InstallCommand == "" {
-		cached = filepath.Join(cacheRoot, "assemblies", sha, filepath.ToSlash(appRel))
+	if cacheRoot != "" {
+		// The commands are part of what the synthesis reads: a different one is a different entry.
+		commands := sha256.Sum256([]byte(opts.InstallCommand + "\x00" + opts.SynthCommand))
+		cached = filepath.Join(cacheRoot, "assemblies", sha, hex.EncodeToString(commands[:8]), filepath.ToSlash(appRel))
 		if _, err := os.Stat(filepath.Join(cached, "manifest.json")); err == nil {
 			return cached, nil
 		}

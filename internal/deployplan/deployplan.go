@@ -175,12 +175,15 @@ func Build(a *assembly.Assembly, o Options) (*Plan, error) {
 }
 
 // selectStacks returns the qualified ids to deploy, sorted.
+// With no selection only the top-level stacks deploy, as `cdk deploy --all` does: the stacks of
+// Stages (a CDK Pipelines app's environments) need their path ("Prod/*") or "**", so a pipeline's
+// stages are never deployed around the pipeline by accident.
 func selectStacks(a *assembly.Assembly, all map[string]*assembly.Stack, o Options) ([]string, error) {
 	set := map[string]bool{}
 	for _, g := range o.Stacks {
 		found := false
 		for id, s := range all {
-			if s.Matches(g) {
+			if g == "**" || s.Matches(g) {
 				set[id], found = true, true
 			}
 		}
@@ -189,8 +192,18 @@ func selectStacks(a *assembly.Assembly, all map[string]*assembly.Stack, o Option
 		}
 	}
 	if len(o.Stacks) == 0 {
-		for id := range all {
-			set[id] = true
+		var staged []string
+		for id, s := range all {
+			if s.NestedPath == "" {
+				set[id] = true
+			} else {
+				staged = append(staged, id)
+			}
+		}
+		if len(set) == 0 && len(staged) > 0 {
+			sort.Strings(staged)
+			return nil, fmt.Errorf("the assembly has no top-level stack; its %d stack(s) are in Stages (%s): select them by path, "+
+				"e.g. --stacks '%s/*', or all with --stacks '**' (as `cdk deploy` does)", len(staged), strings.Join(staged, ", "), all[staged[0]].NestedPath)
 		}
 	}
 	if !o.NoDeps {

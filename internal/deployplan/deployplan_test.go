@@ -39,7 +39,7 @@ func TestEveryFixturePlans(t *testing.T) {
 	for _, m := range dirs {
 		rel, _ := filepath.Rel("../../compat-fixtures", filepath.Dir(m))
 		t.Run(rel, func(t *testing.T) {
-			p, err := Build(load(t, rel), Options{DefaultAccount: "123456789012", DefaultRegion: "us-west-2",
+			p, err := Build(load(t, rel), Options{DefaultAccount: "123456789012", DefaultRegion: "us-west-2", Stacks: []string{"**"},
 				ToolkitBucket: "cdktoolkit-stagingbucket-abc", Revision: "0123456789abcdef"})
 			if err != nil {
 				t.Fatal(err)
@@ -219,5 +219,23 @@ func TestIncompleteAssemblyIsRefused(t *testing.T) {
 	if !errors.As(err, &inc) || len(inc.Reasons) != 1 ||
 		!strings.Contains(err.Error(), "nothing deployed: the assembly is incomplete (the CDK CLI refuses it too): context lookup hosted-zone:account=123456789012:domainName=example.com:region=us-east-1 (hosted-zone) is unresolved") {
 		t.Errorf("%v", err)
+	}
+}
+
+// CDK's selection: with none, the top-level stacks (`cdk deploy --all`); Stage stacks only by
+// path or "**"; an assembly whose stacks are all in Stages says how to select them.
+func TestStageStacksNeedTheirPath(t *testing.T) {
+	staged := load(t, "aws-cdk-lib@2.276.0/stage-nested")
+	_, err := Build(staged, Options{})
+	if err == nil || !strings.Contains(err.Error(), "no top-level stack; its 1 stack(s) are in Stages (Prod/ProdApi2466CF1F): select them by path, e.g. --stacks 'Prod/*', or all with --stacks '**'") {
+		t.Errorf("no selection: %v", err)
+	}
+	for _, sel := range []string{"Prod/*", "**"} {
+		if p, err := Build(staged, Options{Stacks: []string{sel}}); err != nil || ids(p) != "Prod/ProdApi2466CF1F" {
+			t.Errorf("%s: %v %v", sel, p, err)
+		}
+	}
+	if p, err := Build(load(t, "aws-cdk-lib@2.276.0/deploy-graph"), Options{}); err != nil || len(p.Stacks) != 12 {
+		t.Errorf("top-level stacks: %v", err)
 	}
 }

@@ -91,6 +91,11 @@ func Install(dir string, opts InstallOptions) (string, error) {
 	b.WriteString("input=$(cat)\n")
 	b.WriteString(`hooks=$(dirname "$0")` + "\n")
 	b.WriteString(`if [ -x "$hooks/` + chained + `" ]; then printf '%s\n' "$input" | "$hooks/` + chained + `" "$@" || exit $?; fi` + "\n")
+	// A cdkbot no longer installed must not block every push: say so and let the push through
+	// (the review happens again in the pull request).
+	b.WriteString("if ! command -v " + shellQuote(opts.Command) + " >/dev/null 2>&1; then\n" +
+		"  echo \"cdkbot: \"" + shellQuote(opts.Command) + "\" not found, so this push was not reviewed; install it, or remove the hook with 'cdkbot hook uninstall'\" >&2\n" +
+		"  exit 0\nfi\n")
 	b.WriteString("printf '%s\\n' \"$input\" | " + shellQuote(opts.Command) + " hook run")
 	for _, a := range opts.Args {
 		b.WriteString(" " + shellQuote(a))

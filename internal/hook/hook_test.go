@@ -3,6 +3,7 @@ package hook
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,5 +63,31 @@ func TestParseUpdates(t *testing.T) {
 	}
 	if _, err := ParseUpdates(strings.NewReader("garbage line\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("malformed input: %v", err)
+	}
+}
+
+// A hook whose cdkbot is gone lets the push through with a warning instead of blocking every
+// push; with cdkbot present, its verdict stands.
+func TestHookWithoutCdkbot(t *testing.T) {
+	dir := t.TempDir()
+	path, err := Install(dir, InstallOptions{Command: filepath.Join(dir, "missing", "cdkbot")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", path, "origin", "url")
+	cmd.Stdin = strings.NewReader("refs/heads/main abc refs/heads/main def\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "not found, so this push was not reviewed") {
+		t.Errorf("missing cdkbot: %v\n%s", err, out)
+	}
+	fake := filepath.Join(dir, "cdkbot")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho blocked >&2\nexit 1\n"), 0o755)
+	if path, err = Install(dir, InstallOptions{Command: fake}); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("sh", path, "origin", "url")
+	cmd.Stdin = strings.NewReader("refs/heads/main abc refs/heads/main def\n")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "blocked") {
+		t.Errorf("present cdkbot's verdict lost: %v\n%s", err, out)
 	}
 }

@@ -68,6 +68,9 @@ func reviewHeadline(r *review.Report) string {
 	if need > 0 {
 		parts = append(parts, fmt.Sprintf("bootstrap v%d needed", need))
 	}
+	if r.BaseUnavailable != "" {
+		parts = append(parts, "base failed to synthesize")
+	}
 	if r.Failed() {
 		parts = append(parts, "blocked")
 	}
@@ -138,6 +141,11 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 }
 
 func writeGatesMarkdown(b *bytes.Buffer, r *review.Report) {
+	if r.BaseUnavailable != "" {
+		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked: %s.** Without the base cdkbot cannot tell what this change replaces or destroys, "+
+			"so it fails closed; below is the head alone, every resource as if created. Fix the base, or set base-failure: first-deployment "+
+			"to review against nothing.\n\n", mdText(r.BaseUnavailable))
+	}
 	var failing, overridden []review.Gate
 	for _, g := range r.Gates {
 		switch {
@@ -147,7 +155,7 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report) {
 			overridden = append(overridden, g)
 		}
 	}
-	if len(failing) == 0 && len(overridden) == 0 {
+	if len(failing) == 0 && len(overridden) == 0 && r.BaseUnavailable == "" {
 		b.WriteString("No gate blocks this change.\n\n")
 		return
 	}
@@ -199,6 +207,9 @@ func gateItems(g review.Gate) string {
 func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 	ew := &errWriter{w: w}
 	ew.printf("cdkbot review: %s\n", reviewHeadline(r))
+	if r.BaseUnavailable != "" {
+		ew.printf("  ✗ blocked: %s; cdkbot cannot tell what the change destroys (base-failure: first-deployment reviews against nothing)\n", r.BaseUnavailable)
+	}
 	for _, n := range r.Notes {
 		ew.printf("  note: %s\n", n)
 	}

@@ -57,6 +57,9 @@ type Input struct {
 	BaseSHA       string                     // the commit the change is compared with, when known
 	MergeSHA      string                     // the commit whose templates were reviewed when it is not HeadSHA (GitHub's test merge commit)
 	Notes         []string                   // things the reviewer must know about how the review was made
+	// BaseUnavailable says why the base could not be read (it failed to synthesize): the review
+	// shows the head alone and fails, since nobody can tell what the change destroys.
+	BaseUnavailable string
 	Keep          func(*assembly.Stack) bool // selects stacks; nil reviews all
 	Spec          *resourcespec.Spec
 }
@@ -94,10 +97,15 @@ type Report struct {
 	OverrideLabel string               `json:"overrideLabel"`
 	TemplateHash  map[string]string    `json:"templateHashes"` // sha256 of each head template as deployed
 	Notes         []string             `json:"notes,omitempty"`
+	// BaseUnavailable fails the review whatever the gates say (fail closed).
+	BaseUnavailable string `json:"baseUnavailable,omitempty"`
 }
 
-// Failed is true when a gate fails: the check run's conclusion.
+// Failed is true when a gate fails, or the base could not be read: the check run's conclusion.
 func (r *Report) Failed() bool {
+	if r.BaseUnavailable != "" {
+		return true
+	}
 	for _, g := range r.Gates {
 		if g.Failing() {
 			return true
@@ -113,7 +121,7 @@ func Run(in Input) (*Report, error) {
 		spec = resourcespec.Default()
 	}
 	rep := &Report{Key: in.Key, HeadSHA: in.HeadSHA, BaseSHA: in.BaseSHA, MergeSHA: in.MergeSHA, OverrideLabel: in.OverrideLabel,
-		Approvals: in.Approvals, TemplateHash: map[string]string{}, Notes: in.Notes}
+		Approvals: in.Approvals, TemplateHash: map[string]string{}, Notes: in.Notes, BaseUnavailable: in.BaseUnavailable}
 	if rep.OverrideLabel == "" {
 		rep.OverrideLabel = DefaultOverrideLabel
 	}
