@@ -49,19 +49,19 @@ type Input struct {
 	Policy        *aspects.Config // nil: no policy
 	Repo          compat.RepoFacts
 	ToolSchemaMax int
-	FailOn        []string                   // gate names; nil means DefaultFailOn
-	OverrideLabel string                     // "" means DefaultOverrideLabel
-	Approvals     []Approval                 // who approved going ahead despite failing gates
-	Key           string                     // identifies the comment (workflow, job, directory)
-	HeadSHA       string                     // the pull request's head commit, when known
-	BaseSHA       string                     // the commit the change is compared with, when known
-	MergeSHA      string                     // the commit whose templates were reviewed when it is not HeadSHA (GitHub's test merge commit)
-	Notes         []string                   // things the reviewer must know about how the review was made
+	FailOn        []string   // gate names; nil means DefaultFailOn
+	OverrideLabel string     // "" means DefaultOverrideLabel
+	Approvals     []Approval // who approved going ahead despite failing gates
+	Key           string     // identifies the comment (workflow, job, directory)
+	HeadSHA       string     // the pull request's head commit, when known
+	BaseSHA       string     // the commit the change is compared with, when known
+	MergeSHA      string     // the commit whose templates were reviewed when it is not HeadSHA (GitHub's test merge commit)
+	Notes         []string   // things the reviewer must know about how the review was made
 	// BaseUnavailable says why the base could not be read (it failed to synthesize): the review
 	// shows the head alone and fails, since nobody can tell what the change destroys.
 	BaseUnavailable string
-	Keep          func(*assembly.Stack) bool // selects stacks; nil reviews all
-	Spec          *resourcespec.Spec
+	Keep            func(*assembly.Stack) bool // selects stacks; nil reviews all
+	Spec            *resourcespec.Spec
 }
 
 // Approval is someone's permission to go ahead although gates fail: the override label applied
