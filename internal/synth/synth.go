@@ -213,11 +213,28 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (t *tailBuffer) String() string {
-	lines := strings.Split(strings.TrimRight(t.buf.String(), "\n"), "\n")
+	lines := dropUsage(strings.Split(strings.TrimRight(t.buf.String(), "\n"), "\n"))
 	if len(lines) > tailLines {
 		lines = lines[len(lines)-tailLines:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// dropUsage removes the usage text npm prints after a usage error (EUSAGE, such as `npm ci` with
+// a lock file out of sync): 80 lines of options that would push the cause out of the tail. It
+// starts at "Usage:" and ends before `Run "npm help …"`.
+func dropUsage(lines []string) []string {
+	start := -1
+	for i, l := range lines {
+		text := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(l, "npm error"), "npm ERR!"))
+		switch {
+		case start < 0 && text == "Usage:" && (strings.HasPrefix(l, "npm error") || strings.HasPrefix(l, "npm ERR!")):
+			start = i
+		case start >= 0 && strings.HasPrefix(text, `Run "npm help`):
+			return append(append(lines[:start:start], "npm error (npm's usage text left out)"), lines[i:]...)
+		}
+	}
+	return lines
 }
 
 // secretish names environment variables that carry credentials.

@@ -117,3 +117,20 @@ func TestScrub(t *testing.T) {
 		t.Errorf("%v", got)
 	}
 }
+
+// When `npm ci` fails on a lock file out of sync, the error keeps npm's reason, not its usage text.
+func TestNpmUsageTextLeftOut(t *testing.T) {
+	var out strings.Builder
+	out.WriteString("npm error code EUSAGE\nnpm error\nnpm error `npm ci` can only install packages when your package.json and package-lock.json are in sync.\n")
+	out.WriteString("npm error Missing: is-number@7.0.0 from lock file\nnpm error\nnpm error Clean install a project\nnpm error\nnpm error Usage:\nnpm error npm ci\n")
+	for range 80 {
+		out.WriteString("npm error   --some-option\n")
+	}
+	out.WriteString("npm error Run \"npm help ci\" for more info\nnpm error A complete log of this run can be found in: /root/.npm/_logs/x.log\n")
+	tail := &tailBuffer{}
+	tail.Write([]byte(out.String()))
+	got := tail.String()
+	if !strings.Contains(got, "Missing: is-number@7.0.0 from lock file") || strings.Contains(got, "--some-option") || !strings.Contains(got, `Run "npm help ci"`) {
+		t.Errorf("tail:\n%s", got)
+	}
+}
