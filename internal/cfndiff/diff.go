@@ -155,9 +155,13 @@ func (r *ResourceChange) Property(name string) *PropertyChange {
 	return nil
 }
 
-// MetadataOnly is true when the only change is the resource's Metadata (e.g. aws:cdk:path),
-// which CloudFormation stores but which changes nothing in AWS.
+// MetadataOnly is true when the change changes nothing in AWS: only the resource's Metadata
+// (e.g. aws:cdk:path), which CloudFormation stores, or CDK's own analytics resource
+// AWS::CDK::Metadata, whose Analytics string follows the library version.
 func (r *ResourceChange) MetadataOnly() bool {
+	if r.Type() == "AWS::CDK::Metadata" {
+		return true
+	}
 	if r.Impact != Update || len(r.Properties) > 0 {
 		return false
 	}
@@ -217,6 +221,17 @@ func (d *TemplateDiff) Summary() map[Impact]int {
 func (d *TemplateDiff) DifferenceCount() int {
 	return len(d.Attributes.Changes) + len(d.Parameters.Changes) + len(d.Mappings.Changes) + len(d.Conditions.Changes) +
 		len(d.Outputs.Changes) + len(d.Metadata.Changes) + len(d.Unknown.Changes) + len(d.Resources)
+}
+
+// Significant is true when the templates differ in more than metadata-only resource changes.
+func (d *TemplateDiff) Significant() bool {
+	n := d.DifferenceCount()
+	for _, r := range d.Resources {
+		if r.MetadataOnly() {
+			n--
+		}
+	}
+	return n > 0
 }
 
 // IsEmpty is true when the templates are equivalent.

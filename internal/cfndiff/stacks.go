@@ -58,6 +58,19 @@ func (s *StackDiff) Changed() bool {
 	return false
 }
 
+// ChangedSignificantly is Changed without metadata-only changes (what a headline counts).
+func (s *StackDiff) ChangedSignificantly() bool {
+	if s.Diff.Significant() {
+		return true
+	}
+	for _, n := range s.Nested {
+		if n.ChangedSignificantly() {
+			return true
+		}
+	}
+	return false
+}
+
 // All returns the stack and its nested stacks, depth first.
 func (s *StackDiff) All() []*StackDiff {
 	out := []*StackDiff{s}

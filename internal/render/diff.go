@@ -32,17 +32,22 @@ type Counts struct {
 	Create, Update, Replace, MayReplace, Destroy, Orphan, Import int
 	StacksChanged                                                int
 	Broadened                                                    bool
+	MetadataOnly                                                 int // changes that change nothing in AWS (hidden)
 }
 
 // Count tallies the report.
 func (r DiffReport) Count() Counts {
 	var c Counts
 	for _, top := range r.Stacks {
-		if top.Changed() {
+		if top.ChangedSignificantly() {
 			c.StacksChanged++
 		}
 		for _, s := range top.All() {
 			for _, res := range s.Diff.Resources {
+				if res.MetadataOnly() {
+					c.MetadataOnly++ // shown with --show-metadata, never counted as a change
+					continue
+				}
 				switch res.Impact {
 				case cfndiff.Create:
 					c.Create++

@@ -239,7 +239,7 @@ func writeDiffMarkdown(b *strings.Builder, s *cfndiff.StackDiff, level int, opts
 		b.WriteString("\n")
 	}
 	if hidden > 0 {
-		fmt.Fprintf(b, "<sub>%s with only Metadata changes (e.g. <code>aws&#58;cdk&#58;path</code>) not shown.</sub>\n\n", plural(hidden, "resource", "resources"))
+		fmt.Fprintf(b, "<sub>%s with only metadata changes (<code>aws&#58;cdk&#58;path</code>, CDK&#39;s analytics resource) not shown: they change nothing in AWS.</sub>\n\n", plural(hidden, "resource", "resources"))
 	}
 	if level >= levelFull {
 		writePropertyTable(b, resources)

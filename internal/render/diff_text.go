@@ -100,7 +100,7 @@ func writeStackText(ew *errWriter, p palette, s *cfndiff.StackDiff, opts DiffOpt
 		}
 	}
 	if hidden > 0 {
-		ew.printf("%s%s\n", in, p.dim(fmt.Sprintf("(%s with only Metadata changes hidden; --show-metadata shows them)", plural(hidden, "resource", "resources"))))
+		ew.printf("%s%s\n", in, p.dim(fmt.Sprintf("(%s with only metadata changes hidden (aws:cdk:path, CDK analytics); --show-metadata shows them)", plural(hidden, "resource", "resources"))))
 	}
 	for _, sec := range []struct {
 		name string

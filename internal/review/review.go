@@ -179,6 +179,9 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input) []Gate {
 		for _, s := range top.All() {
 			where := " in " + s.ID
 			for _, r := range s.Diff.Resources {
+				if r.MetadataOnly() {
+					continue // changes nothing in AWS
+				}
 				what := fmt.Sprintf("%s (%s)%s", r.LogicalID, r.Type(), where)
 				switch r.Impact {
 				case cfndiff.Replace, cfndiff.MayReplace:
