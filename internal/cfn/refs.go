@@ -150,3 +150,30 @@ func DependsOn(resource *Object) []string {
 	}
 	return nil
 }
+
+// ImportNames are the export names v imports with Fn::ImportValue of a literal name.
+func ImportNames(v any) []string {
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case *Object:
+			if name, arg, ok := Intrinsic(x); ok && name == "Fn::ImportValue" {
+				if s, ok := arg.(string); ok {
+					out = append(out, s)
+					return
+				}
+			}
+			for _, k := range x.Keys() {
+				e, _ := x.Get(k)
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
+}

@@ -1,6 +1,7 @@
 package cfndiff
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,6 +18,12 @@ type Options struct {
 	// OldTemplates and NewTemplates replace stack templates read from an assembly, by qualified
 	// stack id: the templates after policy aspects changed them are what gets deployed.
 	OldTemplates, NewTemplates map[string]*cfn.Object
+	// Inputs are values from outside the template that change at deploy time, each with why:
+	// ChangedExports by export name (read with Fn::ImportValue), ChangedOutputs by
+	// "NestedStackLogicalID.Outputs.Name" (read with Fn::GetAtt). A property that reads one changes
+	// as if edited, with the impact the specification gives it, and replacement spreads from
+	// there as inside a template: the blast radius crosses stack boundaries.
+	ChangedExports, ChangedOutputs map[string]string
 }
 
 // TemplateDiff is every difference between two templates.
@@ -107,8 +114,17 @@ type PropertyChange struct {
 	Changed bool
 	// ReplacedReferences are replaced resources whose new identity flows into this property.
 	ReplacedReferences []string
+	// ChangedInputs are values from other stacks this property reads that change: an export it
+	// imports, a nested stack's output.
+	ChangedInputs []ChangedInput
 	// Unknown is true when the specification does not describe the property.
 	Unknown bool
+}
+
+// ChangedInput is a value from another stack that changes at deploy time.
+type ChangedInput struct {
+	Name string `json:"name"` // the export name, or "Nested.Outputs.X"
+	Why  string `json:"why"`  // "ShopData: its value changes: Orders is replaced"
 }
 
 // Added, Removed report whether the resource is only on one side.
@@ -250,7 +266,7 @@ func Diff(old, new *cfn.Object, opts Options) *TemplateDiff {
 	for _, k := range keys {
 		ov, oOK := old.Get(k)
 		nv, nOK := new.Get(k)
-		if oOK && nOK && Equal(ov, nv) {
+		if oOK && nOK && Equal(ov, nv) && (k != "Resources" || !readsChangedInput(nv, opts)) {
 			continue
 		}
 		switch k {
@@ -267,7 +283,7 @@ func Diff(old, new *cfn.Object, opts Options) *TemplateDiff {
 		case "Metadata":
 			d.Metadata = keyedDiff(ov, nv)
 		case "Resources":
-			resources = diffResources(cfn.AsObject(ov), cfn.AsObject(nv), spec)
+			resources = diffResources(cfn.AsObject(ov), cfn.AsObject(nv), spec, opts)
 		default:
 			d.Unknown.Changes = append(d.Unknown.Changes, ValueChange{Key: k, Old: ov, New: nv, OldPresent: oOK, NewPresent: nOK})
 		}
@@ -313,7 +329,7 @@ func keyedDiff(ov, nv any) SectionDiff {
 }
 
 // diffResources diffs every resource, then propagates replacements.
-func diffResources(old, new *cfn.Object, spec *resourcespec.Spec) []*ResourceChange {
+func diffResources(old, new *cfn.Object, spec *resourcespec.Spec, opts Options) []*ResourceChange {
 	ids := unionKeys(old, new)
 	sort.Strings(ids)
 	all := make(map[string]*ResourceChange, len(ids))
@@ -325,7 +341,7 @@ func diffResources(old, new *cfn.Object, spec *resourcespec.Spec) []*ResourceCha
 		all[id] = rc
 		out = append(out, rc)
 	}
-	propagate(out, all, spec)
+	propagate(out, all, spec, opts)
 	return out
 }
 
@@ -422,6 +438,51 @@ func (r *ResourceChange) ownImpact() Impact {
 	return impact
 }
 
+// touch records that property name of rc resolves anew (a resource it references is replaced, or
+// an input from another stack changes), with the impact the specification gives the property.
+func touch(rc *ResourceChange, name string, spec *resourcespec.Spec) *PropertyChange {
+	pc := rc.Property(name)
+	if pc == nil {
+		ov, oOK := rc.oldProperties().Get(name)
+		nv, nOK := rc.newProperties().Get(name)
+		pc = &PropertyChange{Name: name, Old: ov, New: nv, OldPresent: oOK, NewPresent: nOK}
+		rc.Properties = append(rc.Properties, pc)
+		sort.Slice(rc.Properties, func(i, j int) bool { return rc.Properties[i].Name < rc.Properties[j].Name })
+	}
+	impact, unknown := propertyImpact(spec.Type(rc.NewType), name)
+	pc.Impact = worse(pc.Impact, impact)
+	pc.Unknown = pc.Unknown || unknown
+	rc.UnknownType = spec.Type(rc.NewType) == nil
+	rc.Impact = rc.ownImpact()
+	return pc
+}
+
+// changedInputs says which changed inputs from other stacks v reads.
+func changedInputs(v any, opts Options) []ChangedInput {
+	if len(opts.ChangedExports) == 0 && len(opts.ChangedOutputs) == 0 {
+		return nil
+	}
+	var out []ChangedInput
+	for _, name := range cfn.ImportNames(v) {
+		if why, ok := opts.ChangedExports[name]; ok {
+			out = append(out, ChangedInput{Name: name, Why: why})
+		}
+	}
+	for _, ref := range cfn.References(v) {
+		if ref.Kind == cfn.RefGetAtt && strings.HasPrefix(ref.Attribute, "Outputs.") {
+			if why, ok := opts.ChangedOutputs[ref.Target+"."+ref.Attribute]; ok {
+				out = append(out, ChangedInput{Name: ref.Target + "." + ref.Attribute, Why: why})
+			}
+		}
+	}
+	return out
+}
+
+// readsChangedInput is true when some resource of the Resources section reads a changed input.
+func readsChangedInput(resources any, opts Options) bool {
+	return len(changedInputs(resources, opts)) > 0
+}
+
 // use is one property of one resource that references another resource.
 type use struct {
 	resource string
@@ -433,7 +494,7 @@ type use struct {
 // Fn::Sub, or inside any other intrinsic) changes too, and that change has the impact the
 // specification gives that property, which can replace the referencing resource in turn.
 // A reverse index makes this linear in the number of references.
-func propagate(changes []*ResourceChange, byID map[string]*ResourceChange, spec *resourcespec.Spec) {
+func propagate(changes []*ResourceChange, byID map[string]*ResourceChange, spec *resourcespec.Spec, opts Options) {
 	users := map[string][]use{}
 	for _, rc := range changes {
 		if !rc.oldPresent || !rc.newPresent || rc.typeChanged() {
@@ -455,6 +516,22 @@ func propagate(changes []*ResourceChange, byID map[string]*ResourceChange, spec 
 			}
 		}
 	}
+	// Inputs from other stacks that change seed the spread like a replaced resource would.
+	for _, rc := range changes {
+		if !rc.oldPresent || !rc.newPresent || rc.typeChanged() {
+			continue
+		}
+		props := rc.newProperties()
+		for _, name := range props.Keys() {
+			v, _ := props.Get(name)
+			for _, in := range changedInputs(v, opts) {
+				pc := touch(rc, name, spec)
+				if !slices.Contains(pc.ChangedInputs, in) {
+					pc.ChangedInputs = append(pc.ChangedInputs, in)
+				}
+			}
+		}
+	}
 	var queue []string
 	queued := map[string]bool{}
 	for _, rc := range changes {
@@ -468,20 +545,9 @@ func propagate(changes []*ResourceChange, byID map[string]*ResourceChange, spec 
 		queue = queue[1:]
 		for _, u := range users[replaced] {
 			rc := byID[u.resource]
-			pc := rc.Property(u.property)
-			if pc == nil {
-				ov, oOK := rc.oldProperties().Get(u.property)
-				nv, nOK := rc.newProperties().Get(u.property)
-				pc = &PropertyChange{Name: u.property, Old: ov, New: nv, OldPresent: oOK, NewPresent: nOK}
-				rc.Properties = append(rc.Properties, pc)
-				sort.Slice(rc.Properties, func(i, j int) bool { return rc.Properties[i].Name < rc.Properties[j].Name })
+			if pc := touch(rc, u.property, spec); !slices.Contains(pc.ReplacedReferences, replaced) {
+				pc.ReplacedReferences = append(pc.ReplacedReferences, replaced)
 			}
-			pc.ReplacedReferences = append(pc.ReplacedReferences, replaced)
-			impact, unknown := propertyImpact(spec.Type(rc.NewType), u.property)
-			pc.Impact = worse(pc.Impact, impact)
-			pc.Unknown = pc.Unknown || unknown
-			rc.UnknownType = spec.Type(rc.NewType) == nil
-			rc.Impact = rc.ownImpact()
 			if rc.Impact == Replace && !queued[rc.LogicalID] {
 				queued[rc.LogicalID] = true
 				queue = append(queue, rc.LogicalID)

@@ -43,6 +43,11 @@ type StackDiff struct {
 	Nested      []*StackDiff
 	// Paths maps logical ids to construct paths, so reviewers see where a resource comes from.
 	Paths map[string]string
+	// ExportsInUse are this stack's exports that the change alters or removes while deployed
+	// stacks import them: CloudFormation will refuse the update.
+	ExportsInUse []ExportInUse
+
+	oldT, newT *cfn.Object // the templates compared, for the cross-stack pass
 }
 
 // Changed is true when the stack or any nested stack has differences.
@@ -151,8 +156,57 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	// Across stacks: an export whose value changes changes every stack that imports it, and a
+	// deployed importer makes CloudFormation refuse the exporter's update. Importers are diffed
+	// again with the changed exports until nothing more changes (chains of exports).
+	changed := map[string]string{}
+	collect := func() bool {
+		grew := false
+		for _, sd := range out {
+			for name, why := range changedExports(sd.Diff, sd.oldT, sd.newT) {
+				if _, ok := changed[name]; !ok {
+					changed[name], grew = sd.ID+": "+why, true
+				}
+			}
+		}
+		return grew
+	}
+	for round := 0; collect() && round < len(pairs); round++ {
+		o := opts
+		o.ChangedExports = changed
+		for i, p := range pairs {
+			if p.new == nil || out[i].newT == nil || !importsAny(out[i].newT, changed) {
+				continue
+			}
+			sd, err := diffStackPair(old, p.old, new, p.new, o)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = sd
+		}
+	}
+	deployed := map[string]*cfn.Object{}
+	for _, sd := range out {
+		if sd.oldT != nil {
+			deployed[sd.ID] = sd.oldT
+		}
+	}
+	users := importers(deployed)
+	for _, sd := range out {
+		sd.ExportsInUse = exportsInUse(sd.ID, changedExports(sd.Diff, sd.oldT, sd.newT), users)
+	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// importsAny is true when the template imports one of the named exports.
+func importsAny(t *cfn.Object, names map[string]string) bool {
+	for _, n := range cfn.ImportNames(get(t, "Resources")) {
+		if _, ok := names[n]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func diffStackPair(oa *assembly.Assembly, os *assembly.Stack, na *assembly.Assembly, ns *assembly.Stack, opts Options) (*StackDiff, error) {
@@ -177,7 +231,7 @@ func diffStackPair(oa *assembly.Assembly, os *assembly.Stack, na *assembly.Assem
 		info = os
 	}
 	sd := &StackDiff{ID: info.QualifiedID(), StackName: info.StackName, DisplayName: info.DisplayName,
-		Environment: info.Environment.String(), Diff: Diff(oldT, newT, opts), Paths: map[string]string{}}
+		Environment: info.Environment.String(), Paths: map[string]string{}, oldT: oldT, newT: newT}
 	for _, s := range []*assembly.Stack{os, ns} {
 		if s != nil {
 			for p, id := range s.LogicalIDs() {
@@ -185,12 +239,28 @@ func diffStackPair(oa *assembly.Assembly, os *assembly.Stack, na *assembly.Assem
 			}
 		}
 	}
+	// Nested stacks first: their changed outputs change what the parent reads from them.
 	sd.Nested, err = diffNested(sd.ID, side{oa, os, oldT}, side{na, ns, newT}, opts, 1)
 	if err != nil {
 		return nil, err
 	}
+	sd.Diff = Diff(oldT, newT, withNestedOutputs(opts, sd.Nested))
 	sd.Status = statusOf(os != nil, ns != nil, sd)
 	return sd, nil
+}
+
+// withNestedOutputs adds the changed outputs of nested stacks to the inputs a parent reads.
+func withNestedOutputs(opts Options, nested []*StackDiff) Options {
+	olds, news := map[string]*cfn.Object{}, map[string]*cfn.Object{}
+	for _, n := range nested {
+		olds[n.StackName], news[n.StackName] = n.oldT, n.newT
+	}
+	changed := nestedOutputChanges(nested, olds, news)
+	if len(changed) == 0 {
+		return opts
+	}
+	opts.ChangedOutputs = changed
+	return opts
 }
 
 // side is one version of a stack: its assembly, artifact and parsed template.
@@ -241,11 +311,12 @@ func diffNested(parentID string, old, new side, opts Options, depth int) ([]*Sta
 		if ot == nil && nt == nil {
 			continue // not a CDK nested stack whose template we have
 		}
-		sd := &StackDiff{ID: parentID + "/" + id, StackName: id, DisplayName: id, Diff: Diff(ot, nt, opts), Paths: map[string]string{}}
+		sd := &StackDiff{ID: parentID + "/" + id, StackName: id, DisplayName: id, Paths: map[string]string{}, oldT: ot, newT: nt}
 		sd.Nested, err = diffNested(sd.ID, side{old.a, old.s, ot}, side{new.a, new.s, nt}, opts, depth+1)
 		if err != nil {
 			return nil, err
 		}
+		sd.Diff = Diff(ot, nt, withNestedOutputs(Options{Spec: opts.Spec, Import: opts.Import}, sd.Nested))
 		sd.Status = statusOf(ot != nil, nt != nil, sd)
 		out = append(out, sd)
 	}

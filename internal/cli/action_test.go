@@ -84,7 +84,9 @@ func actionEnv(t *testing.T, srv *ghserver.Server, token, event, payload string)
 		"GITHUB_API_URL": srv.APIURL(), "GITHUB_GRAPHQL_URL": srv.GraphQLURL(), "GITHUB_SERVER_URL": "https://github.com", "GITHUB_SHA": "",
 		"GITHUB_WORKFLOW": "cdk", "GITHUB_JOB": "review", "GITHUB_RUN_ID": "77", "GITHUB_OUTPUT": output, "GITHUB_STEP_SUMMARY": summary,
 		"RUNNER_TEMP": dir, "INPUT_GITHUB-TOKEN": token, "INPUT_WORKING-DIRECTORY": demo,
-		"INPUT_BASE-ASSEMBLY": "before", "INPUT_HEAD-ASSEMBLY": "after", "INPUT_COMMENT": "", "INPUT_CONFIG": "", "INPUT_FAIL-ON": "",
+		// The demo's change also alters an export in use (blocked whatever the approval): these
+		// tests are about approvals, so they gate on destroy-stateful alone.
+		"INPUT_BASE-ASSEMBLY": "before", "INPUT_HEAD-ASSEMBLY": "after", "INPUT_COMMENT": "", "INPUT_CONFIG": "", "INPUT_FAIL-ON": "destroy-stateful",
 		"INPUT_OVERRIDE-LABEL": "", "INPUT_APPROVAL": "", "INPUT_CHECK-NAME": "",
 	} {
 		t.Setenv(k, v)

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/spf13/cobra"
 
 	"github.com/cdkbot/cdkbot/internal/gitrepo"
+	"github.com/cdkbot/cdkbot/internal/review"
 )
 
 // The demo's example: a README, a policy and the shop's assembly before and after a risky PR.
@@ -45,7 +47,7 @@ func newDemoCommand(streams IO) *cobra.Command {
 				fmt.Fprintf(streams.Err, "demo repository kept at %s\n", dir)
 			}
 			err = runReview(streams, reviewOptions{Repo: dir, Base: "HEAD~1", Head: "HEAD", AssemblyDir: "cdk.out",
-				Config: filepath.Join(dir, ".cdkbot.yml"), FailOn: []string{"destroy-stateful", "security-broadening"},
+				Config: filepath.Join(dir, ".cdkbot.yml"), FailOn: append(slices.Clone(review.DefaultFailOn), review.GateSecurityBroadening),
 				OverrideLabel: "cdkbot/approve-destructive", Key: "demo", Format: f.value}, true, true)
 			if _, ok := err.(*verdictError); ok {
 				fmt.Fprintln(streams.Err, "(on a pull request, cdkbot's check would fail: a gate blocks this change)")

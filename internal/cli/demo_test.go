@@ -38,7 +38,7 @@ func TestReviewFromGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	runCases(t, []cliCase{
-		{"two revisions", []string{"review", "--repo", dir, "--base", "HEAD~1", "--head", "HEAD", "--label", "cdkbot/approve-destructive"}, ExitOK,
+		{"two revisions", []string{"review", "--repo", dir, "--base", "HEAD~1", "--head", "HEAD", "--label", "cdkbot/approve-destructive", "--fail-on", "destroy-stateful"}, ExitOK,
 			[]string{"cdkbot review: 3 stacks change", "approved by label cdkbot/approve-destructive"}, nil},
 		{"same revision", []string{"review", "--repo", dir, "--base", "HEAD", "--head", "HEAD"}, ExitOK, []string{"no changes"}, nil},
 		{"unknown revision", []string{"review", "--repo", dir, "--base", "nope", "--head", "HEAD"}, ExitUsage, nil, []string{`resolve "nope"`}},

@@ -15,7 +15,7 @@ func TestReviewCommand(t *testing.T) {
 	runCases(t, []cliCase{
 		{"destroying state blocks by default", []string{"review", "--base-assembly", before, "--head-assembly", after}, ExitVerdict,
 			[]string{"cdkbot review: 3 stacks change", "✗ gate destroy-stateful blocks", "OrdersA9B65338 (AWS::DynamoDB::Table) in ShopData"}, nil},
-		{"the override label turns it into a warning", []string{"review", "--base-assembly", before, "--head-assembly", after, "--label", "cdkbot/approve-destructive"}, ExitOK,
+		{"the override label turns it into a warning", []string{"review", "--base-assembly", before, "--head-assembly", after, "--label", "cdkbot/approve-destructive", "--fail-on", "destroy-stateful"}, ExitOK,
 			[]string{"! gate destroy-stateful approved by label cdkbot/approve-destructive"}, nil},
 		{"more gates", []string{"review", "--base-assembly", before, "--head-assembly", after, "--fail-on", "security-broadening,replace", "--label", "x"}, ExitVerdict,
 			[]string{"✗ gate replace blocks", "✗ gate security-broadening blocks", "· destroy-stateful"}, nil},
@@ -30,7 +30,7 @@ func TestReviewCommand(t *testing.T) {
 		args []string
 	}{
 		{"shop.md", []string{"review", "--base-assembly", before, "--head-assembly", after, "--config", policy, "--format", "markdown", "--head-sha", "0123abc"}},
-		{"shop-approved.md", []string{"review", "--base-assembly", before, "--head-assembly", after, "--format", "markdown", "--label", "cdkbot/approve-destructive"}},
+		{"shop-approved.md", []string{"review", "--base-assembly", before, "--head-assembly", after, "--format", "markdown", "--label", "cdkbot/approve-destructive", "--fail-on", "destroy-stateful"}},
 		{"shop.txt", []string{"review", "--base-assembly", before, "--head-assembly", after, "--config", policy}},
 	} {
 		_, stdout, _ := run(t, tc.args...)

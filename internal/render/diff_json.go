@@ -66,14 +66,15 @@ type resourceJSON struct {
 }
 
 type propertyJSON struct {
-	Path               string       `json:"path"`
-	Impact             string       `json:"impact"`
-	Old                *value       `json:"old,omitempty"`
-	New                *value       `json:"new,omitempty"`
-	Changed            bool         `json:"changed"`
-	Details            []detailJSON `json:"details,omitempty"`
-	ReplacedReferences []string     `json:"replacedReferences,omitempty"`
-	Unknown            bool         `json:"unknownToSpecification,omitempty"`
+	Path               string                 `json:"path"`
+	Impact             string                 `json:"impact"`
+	Old                *value                 `json:"old,omitempty"`
+	New                *value                 `json:"new,omitempty"`
+	Changed            bool                   `json:"changed"`
+	Details            []detailJSON           `json:"details,omitempty"`
+	ReplacedReferences []string               `json:"replacedReferences,omitempty"`
+	ChangedInputs      []cfndiff.ChangedInput `json:"changedInputs,omitempty"`
+	Unknown            bool                   `json:"unknownToSpecification,omitempty"`
 }
 
 type detailJSON struct {
@@ -140,7 +141,7 @@ func stackToJSON(s *cfndiff.StackDiff) stackJSON {
 			MetadataOnly: r.MetadataOnly(), UnknownType: r.UnknownType}
 		for _, p := range r.Properties {
 			pj := propertyJSON{Path: p.Name, Impact: p.Impact.String(), Old: optValue(p.Old, p.OldPresent),
-				New: optValue(p.New, p.NewPresent), Changed: p.Changed, ReplacedReferences: p.ReplacedReferences, Unknown: p.Unknown}
+				New: optValue(p.New, p.NewPresent), Changed: p.Changed, ReplacedReferences: p.ReplacedReferences, ChangedInputs: p.ChangedInputs, Unknown: p.Unknown}
 			details, _ := p.Details()
 			for _, d := range details {
 				if d.Path != "" {

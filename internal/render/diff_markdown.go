@@ -260,6 +260,9 @@ func writePropertyTable(b *strings.Builder, resources []*cfndiff.ResourceChange)
 				}
 				why = " (references replaced " + strings.Join(refs, ", ") + ")"
 			}
+			for _, in := range p.ChangedInputs {
+				why += " (reads " + mdCode(in.Name, 100) + ", which changes: " + mdText(in.Why) + ")"
+			}
 			if p.Unknown {
 				why += " (not in the specification)"
 			}

@@ -138,6 +138,9 @@ func propertyLine(pc *cfndiff.PropertyChange) string {
 	if len(pc.ReplacedReferences) > 0 {
 		fmt.Fprintf(&b, " (resolves anew: references replaced %s)", strings.Join(pc.ReplacedReferences, ", "))
 	}
+	for _, in := range pc.ChangedInputs {
+		fmt.Fprintf(&b, " (resolves anew: reads %s, which changes: %s)", in.Name, in.Why)
+	}
 	if pc.Unknown {
 		b.WriteString(" (not in the specification: assumed update)")
 	}

@@ -160,9 +160,14 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report) {
 		return
 	}
 	for _, g := range failing {
-		if g.Name == review.GateIncomplete {
+		switch g.Name {
+		case review.GateIncomplete:
 			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. The assembly cannot be deployed as synthesized (the CDK CLI refuses it too), "+
 				"and no approval changes that: resolve these, then synthesize again.\n\n", g.Name, gateItems(g))
+			continue
+		case review.GateExportInUse:
+			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. CloudFormation would refuse this deploy, and no approval changes that.\n\n",
+				g.Name, gateItems(g))
 			continue
 		}
 		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. Add the label `%s` to approve.\n\n", g.Name, gateItems(g), codeEscaper.Replace(r.OverrideLabel))

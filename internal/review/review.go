@@ -32,13 +32,16 @@ const (
 	// GateIncomplete: the head assembly has unresolved context lookups or error annotations, so
 	// it cannot deploy (the CDK CLI refuses it too). No approval overrides it.
 	GateIncomplete = "incomplete"
+	// GateExportInUse: the change alters or removes an export that deployed stacks import, which
+	// CloudFormation refuses. No approval overrides it.
+	GateExportInUse = "export-in-use"
 )
 
 // AllGates lists every gate in the order reports show them.
-var AllGates = []string{GateIncomplete, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan, GateSecurityBroadening, GateCompatFail, GatePolicyError}
+var AllGates = []string{GateIncomplete, GateExportInUse, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan, GateSecurityBroadening, GateCompatFail, GatePolicyError}
 
 // DefaultFailOn fails on what cannot deploy and on losing stateful resources; teams opt into the rest.
-var DefaultFailOn = []string{GateIncomplete, GateDestroyStateful}
+var DefaultFailOn = []string{GateIncomplete, GateExportInUse, GateDestroyStateful}
 
 // DefaultOverrideLabel is the PR label that turns failing gates into warnings.
 const DefaultOverrideLabel = "cdkbot/approve-destructive"
@@ -195,6 +198,9 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input) []Gate {
 					items[GateDestroyStateful] = append(items[GateDestroyStateful], fmt.Sprintf("%s: %s", what, r.Consequence()))
 				}
 			}
+			for _, e := range s.ExportsInUse {
+				items[GateExportInUse] = append(items[GateExportInUse], s.ID+": "+e.String())
+			}
 			if s.Diff.Security.Broadened() {
 				items[GateSecurityBroadening] = append(items[GateSecurityBroadening], "permissions broadened"+where)
 			}
@@ -231,7 +237,7 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input) []Gate {
 		if g.Items == nil {
 			g.Items = []string{}
 		}
-		g.Overridden = g.Triggered && g.Enforced && overridden && name != GateIncomplete
+		g.Overridden = g.Triggered && g.Enforced && overridden && name != GateIncomplete && name != GateExportInUse
 		out = append(out, g)
 	}
 	return out

@@ -48,7 +48,16 @@ func TestGates(t *testing.T) {
 	if !r.Failed() || len(r.TemplateHash) != 3 {
 		t.Errorf("failed %v, hashes %v", r.Failed(), r.TemplateHash)
 	}
-	r, _ = Run(Input{Base: base, Head: head, ToolSchemaMax: 55, Approvals: []Approval{{By: "bob", Via: "label " + DefaultOverrideLabel}}})
+	r, _ = Run(Input{Base: base, Head: head, ToolSchemaMax: 55, FailOn: []string{GateDestroyStateful, GateExportInUse},
+		Approvals: []Approval{{By: "bob", Via: "label " + DefaultOverrideLabel}}})
+	// The table's new ARN changes an export ShopService imports: CloudFormation refuses that,
+	// so no approval lifts it.
+	if g := gate(r, GateExportInUse); !g.Failing() || g.Overridden || len(g.Items) != 2 ||
+		!strings.Contains(g.Items[0], "ShopData: export ShopData:ExportsOutputFnGetAttOrdersA9B65338Arn17F87B9C (OrdersA9B65338 is replaced) is imported by ShopService") {
+		t.Errorf("export-in-use: %+v", g)
+	}
+	r, _ = Run(Input{Base: base, Head: head, ToolSchemaMax: 55, FailOn: []string{GateDestroyStateful},
+		Approvals: []Approval{{By: "bob", Via: "label " + DefaultOverrideLabel}}})
 	if g := gate(r, GateDestroyStateful); !g.Overridden || g.Failing() || r.Failed() || r.Approvals[0].By != "bob" {
 		t.Errorf("approval: %+v", g)
 	}
