@@ -75,6 +75,7 @@ func newHookCommand(streams IO) *cobra.Command {
 	run.Flags().StringVar(&ropts.Config, "config", ".cdkbot.yml", "the policy configuration")
 	run.Flags().StringVar(&ropts.AssemblyDir, "assembly-dir", "cdk.out", "where each revision keeps its synthesized assembly")
 	run.Flags().StringSliceVar(&ropts.FailOn, "fail-on", review.DefaultFailOn, "gates that block the push")
+	run.Flags().StringVar(&ropts.SecuritySeverity, "security-severity", "high", "the least severity of a permission change that blocks the push (with security-broadening)")
 	run.Flags().StringVar(&ropts.BaseFailure, "base-failure", "fail", "when the remote's commit fails to synthesize: fail (block the push) or first-deployment")
 	cmd.AddCommand(install, uninstall, run)
 	return cmd

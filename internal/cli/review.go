@@ -19,6 +19,7 @@ import (
 
 	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/cfndiff"
 	"github.com/cdkbot/cdkbot/internal/compat"
 	"github.com/cdkbot/cdkbot/internal/gitrepo"
 	"github.com/cdkbot/cdkbot/internal/render"
@@ -52,8 +53,10 @@ type reviewOptions struct {
 	// blocks, fail closed) or "first-deployment" (reviewed against nothing, with a note).
 	BaseFailure     string
 	BaseUnavailable string // why the base could not be read (set when it failed)
-	Notes           []string
-	Log             io.Writer
+	// SecuritySeverity is the least severity that triggers security-broadening ("" is high).
+	SecuritySeverity string
+	Notes            []string
+	Log              io.Writer
 }
 
 func newReviewCommand(streams IO) *cobra.Command {
@@ -93,6 +96,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.InstallCommand, "install-command", "", "install dependencies before synthesizing (default from the lock file; none to skip)")
 	cmd.Flags().StringVar(&opts.SynthCommand, "synth-command", "", "synthesize the app (default: cdk.json's app, run with CDK_OUTDIR)")
 	cmd.Flags().DurationVar(&opts.SynthTimeout, "synth-timeout", 10*time.Minute, "time limit for installing and synthesizing one revision")
+	cmd.Flags().StringVar(&opts.SecuritySeverity, "security-severity", "high", "the least severity of a permission change that triggers security-broadening: low, medium, high or critical")
 	cmd.Flags().StringVar(&opts.BaseFailure, "base-failure", "fail", "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) or first-deployment")
 	return cmd
 }
@@ -146,6 +150,9 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 	if !failOnGiven {
 		opts.FailOn = review.DefaultFailOn
 	}
+	if _, err := cfndiff.ParseSeverity(opts.SecuritySeverity); err != nil {
+		return nil, cleanup, usagef("--security-severity: %v", err)
+	}
 	switch opts.BaseFailure {
 	case "", "fail", "first-deployment":
 	default:
@@ -180,7 +187,7 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 	}
 	rep, err = review.Run(review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor,
 		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Approvals: approvalsOf(opts), Key: opts.Key, HeadSHA: opts.HeadSHA,
-		BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA, Notes: opts.Notes, BaseUnavailable: opts.BaseUnavailable,
+		BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA, Notes: opts.Notes, BaseUnavailable: opts.BaseUnavailable, SecurityMinimum: opts.SecuritySeverity,
 		Keep: stackFilter(opts.Stacks)})
 	if err != nil {
 		return nil, cleanup, &inputError{err}

@@ -32,7 +32,8 @@ type Counts struct {
 	Create, Update, Replace, MayReplace, Destroy, Orphan, Import int
 	StacksChanged                                                int
 	Broadened                                                    bool
-	MetadataOnly                                                 int // changes that change nothing in AWS (hidden)
+	Worst                                                        *cfndiff.Finding // the most severe permission change
+	MetadataOnly                                                 int              // changes that change nothing in AWS (hidden)
 }
 
 // Count tallies the report.
@@ -67,6 +68,10 @@ func (r DiffReport) Count() Counts {
 			}
 			if s.Diff.Security.Broadened() {
 				c.Broadened = true
+			}
+			if f, ok := s.Diff.Security.Worst(); ok && (c.Worst == nil || f.Severity > c.Worst.Severity) {
+				f.What = s.DisplayName + " " + f.What
+				c.Worst = &f
 			}
 		}
 	}
@@ -109,9 +114,17 @@ func headline(c Counts) string {
 	add(c.Update, "update", "updates")
 	add(c.Import, "import", "imports")
 	if c.Broadened {
-		parts = append(parts, "permissions broadened")
+		parts = append(parts, broadened(c))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// broadened names the worst permission change: "ShopNetwork opens port 22 to the internet (critical)".
+func broadened(c Counts) string {
+	if c.Worst == nil {
+		return "permissions broadened"
+	}
+	return fmt.Sprintf("%s (%s)", c.Worst.What, c.Worst.Level)
 }
 
 func plural(n int, one, many string) string {

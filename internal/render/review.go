@@ -54,7 +54,7 @@ func reviewHeadline(r *review.Report) string {
 		parts = append(parts, fmt.Sprintf("%s (%s)", plural(c.Destroy, "destroy", "destroys"), firstOf(r.Stacks, cfndiff.Destroy)))
 	}
 	if c.Broadened {
-		parts = append(parts, "permissions broadened")
+		parts = append(parts, broadened(c))
 	}
 	need := 0
 	for _, ch := range r.Compatibility {

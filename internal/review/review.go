@@ -40,8 +40,9 @@ const (
 // AllGates lists every gate in the order reports show them.
 var AllGates = []string{GateIncomplete, GateExportInUse, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan, GateSecurityBroadening, GateCompatFail, GatePolicyError}
 
-// DefaultFailOn fails on what cannot deploy and on losing stateful resources; teams opt into the rest.
-var DefaultFailOn = []string{GateIncomplete, GateExportInUse, GateDestroyStateful}
+// DefaultFailOn fails on what cannot deploy, on losing stateful resources and on permissions
+// broadened at high severity or worse (SecurityMinimum); teams opt into the rest.
+var DefaultFailOn = []string{GateIncomplete, GateExportInUse, GateDestroyStateful, GateSecurityBroadening}
 
 // DefaultOverrideLabel is the PR label that turns failing gates into warnings.
 const DefaultOverrideLabel = "cdkbot/approve-destructive"
@@ -60,6 +61,8 @@ type Input struct {
 	BaseSHA       string     // the commit the change is compared with, when known
 	MergeSHA      string     // the commit whose templates were reviewed when it is not HeadSHA (GitHub's test merge commit)
 	Notes         []string   // things the reviewer must know about how the review was made
+	// SecurityMinimum is the least severity that triggers security-broadening ("" is high).
+	SecurityMinimum string
 	// BaseUnavailable says why the base could not be read (it failed to synthesize): the review
 	// shows the head alone and fails, since nobody can tell what the change destroys.
 	BaseUnavailable string
@@ -151,7 +154,11 @@ func Run(in Input) (*Report, error) {
 		return nil, err
 	}
 	rep.Compatibility = compat.CheckAssemblies(compat.AssemblyInput{Base: in.Base, Head: in.Head, Repo: in.Repo, ToolSchemaMax: in.ToolSchemaMax})
-	rep.Gates = gates(rep, spec, in)
+	minimum, err := cfndiff.ParseSeverity(in.SecurityMinimum)
+	if err != nil {
+		return nil, err
+	}
+	rep.Gates = gates(rep, spec, in, minimum)
 	return rep, nil
 }
 
@@ -167,7 +174,7 @@ func applyPolicy(a *assembly.Assembly, cfg *aspects.Config, spec *resourcespec.S
 	return app.ChangedTemplates(), rep, nil
 }
 
-func gates(rep *Report, spec *resourcespec.Spec, in Input) []Gate {
+func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Severity) []Gate {
 	failOn := in.FailOn
 	if failOn == nil {
 		failOn = DefaultFailOn
@@ -201,8 +208,10 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input) []Gate {
 			for _, e := range s.ExportsInUse {
 				items[GateExportInUse] = append(items[GateExportInUse], s.ID+": "+e.String())
 			}
-			if s.Diff.Security.Broadened() {
-				items[GateSecurityBroadening] = append(items[GateSecurityBroadening], "permissions broadened"+where)
+			for _, f := range s.Diff.Security.Findings() {
+				if f.Severity >= minimum {
+					items[GateSecurityBroadening] = append(items[GateSecurityBroadening], fmt.Sprintf("%s: %s (%s)", s.ID, f.What, f.Level))
+				}
 			}
 		}
 	}

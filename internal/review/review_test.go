@@ -31,7 +31,7 @@ func gate(r *Report, name string) Gate {
 
 func TestGates(t *testing.T) {
 	base, head := load(t, assemblies+"before"), load(t, assemblies+"after")
-	r, err := Run(Input{Base: base, Head: head, ToolSchemaMax: 55, FailOn: []string{GateDestroyStateful, GateSecurityBroadening}})
+	r, err := Run(Input{Base: base, Head: head, ToolSchemaMax: 55, FailOn: []string{GateDestroyStateful, GateSecurityBroadening}, SecurityMinimum: "low"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +39,21 @@ func TestGates(t *testing.T) {
 	if !ds.Failing() || len(ds.Items) != 2 || !strings.Contains(ds.Items[1], "OrdersA9B65338 (AWS::DynamoDB::Table) in ShopData") {
 		t.Errorf("destroy-stateful: %+v", ds)
 	}
-	if g := gate(r, GateSecurityBroadening); !g.Failing() || len(g.Items) != 2 {
-		t.Errorf("security-broadening: %+v", g)
+	if g := gate(r, GateSecurityBroadening); !g.Failing() || len(g.Items) != 3 ||
+		g.Items[0] != "ShopNetwork: opens port 443 to the internet (ServiceSg2632F788) (medium)" ||
+		!strings.HasPrefix(g.Items[1], "ShopService: grants dynamodb:BatchWriteItem, dynamodb:DeleteItem") || !strings.HasSuffix(g.Items[1], "(low)") {
+		t.Errorf("security-broadening at low: %+v", g)
+	}
+	// By severity: the default (high) lets the web port and the scoped grants through; medium
+	// catches the open web port alone.
+	for minimum, want := range map[string]int{"": 0, "high": 0, "medium": 1, "critical": 0} {
+		r, _ := Run(Input{Base: base, Head: head, ToolSchemaMax: 55, SecurityMinimum: minimum})
+		if g := gate(r, GateSecurityBroadening); len(g.Items) != want || g.Triggered != (want > 0) || !g.Enforced {
+			t.Errorf("minimum %q: %+v", minimum, g)
+		}
+	}
+	if _, err := Run(Input{Base: base, Head: head, ToolSchemaMax: 55, SecurityMinimum: "severe"}); err == nil {
+		t.Error("an unknown severity must be refused")
 	}
 	if g := gate(r, GateReplace); !g.Triggered || g.Enforced || g.Failing() {
 		t.Errorf("replace is reported but not enforced: %+v", g)
@@ -65,7 +78,7 @@ func TestGates(t *testing.T) {
 
 func TestFirstDeploymentAndUnchanged(t *testing.T) {
 	head := load(t, assemblies+"after")
-	r, err := Run(Input{Head: head, ToolSchemaMax: 55, FailOn: AllGates})
+	r, err := Run(Input{Head: head, ToolSchemaMax: 55, FailOn: AllGates, SecurityMinimum: "low"})
 	if err != nil {
 		t.Fatal(err)
 	}
