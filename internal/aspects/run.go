@@ -19,6 +19,9 @@ type Violation struct {
 	Message    string `json:"message"`
 	Suppressed bool   `json:"suppressed"`
 	Reason     string `json:"reason,omitempty"`
+	// Existing is true when the base already had this violation: the change did not bring it,
+	// so it is shown but does not fail the policy-error gate.
+	Existing bool `json:"existing,omitempty"`
 }
 
 // Mutation is a change a mutating aspect made to a template.

@@ -134,6 +134,47 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// valuePair renders the two sides of a change within limit each. Long values that share a
+// beginning (a buildspec, a state machine definition) are shown around their first difference,
+// both sides cut the same way, so the change is visible instead of an identical prefix.
+func valuePair(old any, oldOK bool, new any, newOK bool, limit int) (string, string) {
+	if !oldOK || !newOK {
+		return valueText(old, oldOK, limit), valueText(new, newOK, limit)
+	}
+	a, b := cfn.JSON(old), cfn.JSON(new)
+	if len(a) <= limit && len(b) <= limit {
+		return a, b
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	start := max(0, i-limit/4)
+	if start == 0 || i < limit-limit/4 {
+		return valueText(old, true, limit), valueText(new, true, limit)
+	}
+	return window(a, start, limit), window(b, start, limit)
+}
+
+// window is s from byte start, limit bytes at most, on UTF-8 boundaries, with ellipses where cut.
+func window(s string, start, limit int) string {
+	for start > 0 && start < len(s) && (s[start]&0xC0) == 0x80 {
+		start--
+	}
+	if start >= len(s) {
+		return "…"
+	}
+	end := min(len(s), start+limit)
+	for end < len(s) && end > start && (s[end]&0xC0) == 0x80 {
+		end--
+	}
+	out := "…" + s[start:end]
+	if end < len(s) {
+		out += "…"
+	}
+	return out
+}
+
 // valueText renders a template value compactly for a table cell or a line.
 func valueText(v any, present bool, limit int) string {
 	if !present {

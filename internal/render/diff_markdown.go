@@ -279,16 +279,17 @@ func writePropertyTable(b *strings.Builder, resources []*cfndiff.ResourceChange)
 				case dt.Path != "":
 					name = p.Name + "." + dt.Path
 				}
+				oldText, newText := valuePair(dt.Old, dt.OldPresent, dt.New, dt.NewPresent, valueLimit)
 				rows = append(rows, fmt.Sprintf("| %s | %s | %s%s | %s | %s |", mdCode(r.LogicalID, 80), mdCode(name, 120), p.Impact, why,
-					mdCode(valueText(dt.Old, dt.OldPresent, valueLimit), 0), mdCode(valueText(dt.New, dt.NewPresent, valueLimit), 0)))
+					mdCode(oldText, 0), mdCode(newText, 0)))
 			}
 			if more {
 				rows = append(rows, fmt.Sprintf("| %s | %s | %s | … | more changes in this property |", mdCode(r.LogicalID, 80), mdCode(p.Name, 80), p.Impact))
 			}
 		}
 		for _, o := range r.Other {
-			rows = append(rows, fmt.Sprintf("| %s | %s | update | %s | %s |", mdCode(r.LogicalID, 80), mdCode(o.Key, 80),
-				mdCode(valueText(o.Old, o.OldPresent, valueLimit), 0), mdCode(valueText(o.New, o.NewPresent, valueLimit), 0)))
+			oldText, newText := valuePair(o.Old, o.OldPresent, o.New, o.NewPresent, valueLimit)
+			rows = append(rows, fmt.Sprintf("| %s | %s | update | %s | %s |", mdCode(r.LogicalID, 80), mdCode(o.Key, 80), mdCode(oldText, 0), mdCode(newText, 0)))
 		}
 	}
 	if len(rows) == 0 {

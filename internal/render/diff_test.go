@@ -146,3 +146,24 @@ func TestMarkdownBudget(t *testing.T) {
 		}
 	}
 }
+
+// Long values that share a beginning are shown around their first difference, both sides cut
+// the same way, so old and new never look identical.
+func TestValuePairShowsTheDifference(t *testing.T) {
+	spec := strings.Repeat("phases: install: commands: npm ci; ", 10)
+	old, new := spec+"build: npm test", spec+"build: npm run deploy"
+	a, b := valuePair(old, true, new, true, 80)
+	if a == b || !strings.HasPrefix(a, "…") || !strings.Contains(a, "npm test") || !strings.Contains(b, "npm run deploy") || len(a) > 90 {
+		t.Errorf("%q\n%q", a, b)
+	}
+	// Short values and values differing early are shown from the start.
+	if a, b := valuePair("x", true, "y", true, 80); a != `"x"` || b != `"y"` {
+		t.Errorf("%q %q", a, b)
+	}
+	if a, _ := valuePair("a"+spec, true, "b"+spec, true, 80); !strings.HasPrefix(a, `"a`) {
+		t.Errorf("%q", a)
+	}
+	if a, b := valuePair(nil, false, "é"+spec, true, 20); a != "(absent)" || !strings.HasSuffix(b, "…") {
+		t.Errorf("%q %q", a, b)
+	}
+}

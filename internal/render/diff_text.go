@@ -89,14 +89,16 @@ func writeStackText(ew *errWriter, p palette, s *cfndiff.StackDiff, opts DiffOpt
 				continue // propertyLine already showed old → new
 			}
 			for _, dt := range details {
-				ew.printf("%s    %s: %s → %s\n", detail, dt.Path, valueText(dt.Old, dt.OldPresent, 80), valueText(dt.New, dt.NewPresent, 80))
+				oldText, newText := valuePair(dt.Old, dt.OldPresent, dt.New, dt.NewPresent, 80)
+				ew.printf("%s    %s: %s → %s\n", detail, dt.Path, oldText, newText)
 			}
 			if more {
 				ew.printf("%s    %s\n", detail, p.dim("… more changes inside this property"))
 			}
 		}
 		for _, o := range res.Other {
-			ew.printf("%s[~] %s  %s → %s\n", detail, o.Key, valueText(o.Old, o.OldPresent, 80), valueText(o.New, o.NewPresent, 80))
+			oldText, newText := valuePair(o.Old, o.OldPresent, o.New, o.NewPresent, 80)
+			ew.printf("%s[~] %s  %s → %s\n", detail, o.Key, oldText, newText)
 		}
 	}
 	if hidden > 0 {
@@ -127,9 +129,10 @@ func propertyLine(pc *cfndiff.PropertyChange) string {
 	details, _ := pc.Details()
 	switch {
 	case pc.Changed && len(details) == 1 && details[0].Path == "":
-		b.WriteString(valueText(pc.Old, pc.OldPresent, 80))
+		oldText, newText := valuePair(pc.Old, pc.OldPresent, pc.New, pc.NewPresent, 80)
+		b.WriteString(oldText)
 		b.WriteString(" → ")
-		b.WriteString(valueText(pc.New, pc.NewPresent, 80))
+		b.WriteString(newText)
 	case pc.Changed:
 		b.WriteString("changed:")
 	default:

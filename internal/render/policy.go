@@ -56,6 +56,8 @@ func PolicyText(w io.Writer, r *aspects.Report) error {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s", sev, v.Rule, v.Path, v.Message)
 			if v.Suppressed {
 				fmt.Fprintf(tw, " (reason: %s)", v.Reason)
+			} else if v.Existing {
+				fmt.Fprint(tw, " (already on the base)")
 			}
 			fmt.Fprintln(tw)
 		}
@@ -87,6 +89,8 @@ func PolicyMarkdown(w io.Writer, r *aspects.Report) error {
 			finding := mdText(v.Message)
 			if v.Suppressed {
 				mark, finding = "–", "~~"+finding+"~~ suppressed: "+mdText(v.Reason)
+			} else if v.Existing {
+				finding += " <sub>(already on the base)</sub>"
 			}
 			ew.printf("| %s | %s | %s | %s |\n", mark, mdCode(v.Rule, 60), mdCode(v.Path, 200), finding)
 		}

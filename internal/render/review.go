@@ -68,6 +68,17 @@ func reviewHeadline(r *review.Report) string {
 	if need > 0 {
 		parts = append(parts, fmt.Sprintf("bootstrap v%d needed", need))
 	}
+	if r.Policy != nil {
+		n := 0
+		for _, v := range r.Policy.Violations {
+			if v.Severity == "error" && !v.Suppressed && !v.Existing {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, plural(n, "policy error", "policy errors"))
+		}
+	}
 	if r.BaseUnavailable != "" {
 		parts = append(parts, "base failed to synthesize")
 	}

@@ -136,14 +136,16 @@ func Run(in Input) (*Report, error) {
 		// The same aspects shape both sides, so the diff shows what the change does, not what
 		// the policy adds to every stack; the head's report is the one that gates.
 		var err error
+		var before *aspects.Report
 		if in.Base != nil {
-			if opts.OldTemplates, _, err = applyPolicy(in.Base, in.Policy, spec); err != nil {
+			if opts.OldTemplates, before, err = applyPolicy(in.Base, in.Policy, spec); err != nil {
 				return nil, fmt.Errorf("policy on base: %w", err)
 			}
 		}
 		if opts.NewTemplates, rep.Policy, err = applyPolicy(in.Head, in.Policy, spec); err != nil {
 			return nil, fmt.Errorf("policy on head: %w", err)
 		}
+		markExisting(rep.Policy, before)
 	}
 	stacks, err := cfndiff.DiffAssemblies(in.Base, in.Head, in.Keep, opts)
 	if err != nil {
@@ -160,6 +162,21 @@ func Run(in Input) (*Report, error) {
 	}
 	rep.Gates = gates(rep, spec, in, minimum)
 	return rep, nil
+}
+
+// markExisting marks the head's violations the base already had (same rule, stack, construct
+// and message): they are shown but are not the change's doing.
+func markExisting(head, base *aspects.Report) {
+	if head == nil || base == nil {
+		return
+	}
+	seen := map[[4]string]bool{}
+	for _, v := range base.Violations {
+		seen[[4]string{v.Rule, v.Stack, v.Path, v.Message}] = true
+	}
+	for i, v := range head.Violations {
+		head.Violations[i].Existing = seen[[4]string{v.Rule, v.Stack, v.Path, v.Message}]
+	}
 }
 
 func applyPolicy(a *assembly.Assembly, cfg *aspects.Config, spec *resourcespec.Spec) (map[string]*cfn.Object, *aspects.Report, error) {
@@ -234,7 +251,7 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 	}
 	if rep.Policy != nil {
 		for _, v := range rep.Policy.Violations {
-			if v.Severity == "error" && !v.Suppressed {
+			if v.Severity == "error" && !v.Suppressed && !v.Existing {
 				items[GatePolicyError] = append(items[GatePolicyError], fmt.Sprintf("%s on %s: %s", v.Rule, v.Path, v.Message))
 			}
 		}

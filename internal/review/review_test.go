@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
 )
 
@@ -136,5 +137,35 @@ func TestIncompleteAssembly(t *testing.T) {
 	}
 	if gate(r, GateDestroyStateful).Failing() {
 		t.Error("the approval still approves the other gates")
+	}
+}
+
+// Violations the base already had are shown as such and do not fail the policy-error gate;
+// the headline counts only the change's own policy errors.
+func TestViolationsAlreadyOnTheBase(t *testing.T) {
+	base, head := load(t, assemblies+"before"), load(t, assemblies+"after")
+	cfg, err := aspects.ParseConfig(".cdkbot.yml", []byte("aspects:\n  - use: require-tags\n    with: { keys: [cost-center] }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(Input{Base: base, Head: head, ToolSchemaMax: 55, Policy: cfg, FailOn: []string{GatePolicyError}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	existing, fresh := 0, 0
+	for _, v := range r.Policy.Violations {
+		if v.Existing {
+			existing++
+		} else if !v.Suppressed && v.Severity == "error" {
+			fresh++
+		}
+	}
+	if existing == 0 || gate(r, GatePolicyError).Triggered != (fresh > 0) || len(gate(r, GatePolicyError).Items) != fresh {
+		t.Errorf("%d existing, %d new; gate %+v", existing, fresh, gate(r, GatePolicyError))
+	}
+	// Against no base every violation is the change's.
+	r, _ = Run(Input{Head: head, ToolSchemaMax: 55, Policy: cfg, FailOn: []string{GatePolicyError}})
+	if g := gate(r, GatePolicyError); !g.Failing() || len(g.Items) != existing+fresh {
+		t.Errorf("first deployment: %+v", g)
 	}
 }
