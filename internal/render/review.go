@@ -186,7 +186,23 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report) {
 	for _, g := range overridden {
 		fmt.Fprintf(b, "> [!WARNING]\n> Gate `%s` would block (%s); %s.\n\n", g.Name, gateItems(g), mdText(ApprovedBy(r.Approvals)))
 	}
+	// Long lists: the lines above name a few; every item is in one table.
+	var rows []string
+	for _, g := range append(failing, overridden...) {
+		if len(g.Items) <= gateInline {
+			continue
+		}
+		for _, it := range g.Items {
+			rows = append(rows, fmt.Sprintf("| %s | %s |", mdCode(g.Name, 40), mdText(it)))
+		}
+	}
+	if len(rows) > 0 {
+		fmt.Fprintf(b, "<details><summary>Every gate item (%d)</summary>\n\n| Gate | Item |\n|---|---|\n%s\n\n</details>\n\n", len(rows), strings.Join(rows, "\n"))
+	}
 }
+
+// gateInline is how many items a gate line names before the rest go to the table.
+const gateInline = 3
 
 // ApprovedBy says who approved failing gates, without @-mentions (a comment edited on every
 // push must not notify anyone): "approved by bob (label cdkbot/approve-destructive)".
@@ -208,9 +224,9 @@ func ApprovedBy(approvals []review.Approval) string {
 func gateItems(g review.Gate) string {
 	items := g.Items
 	more := ""
-	if len(items) > 5 {
-		more = fmt.Sprintf(" and %d more", len(items)-5)
-		items = items[:5]
+	if len(items) > gateInline {
+		more = fmt.Sprintf(" and %d more (all %d in the table below)", len(items)-gateInline, len(items))
+		items = items[:gateInline]
 	}
 	escaped := make([]string, len(items))
 	for i, it := range items {

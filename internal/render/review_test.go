@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -40,5 +41,23 @@ func TestReviewMarkdownFitsTheBudget(t *testing.T) {
 			t.Errorf("budget %d: marker missing", budget)
 		}
 		assertBalanced(t, out.String())
+	}
+}
+
+// A gate with many items names three on its line; every item is in one table.
+func TestLongGateListsCollapse(t *testing.T) {
+	var items []string
+	for i := range 12 {
+		items = append(items, fmt.Sprintf("Bucket%d (AWS::S3::Bucket) in Data", i))
+	}
+	rep := &review.Report{Key: "k", OverrideLabel: "ok", Gates: []review.Gate{{Name: "destroy", Triggered: true, Enforced: true, Items: items}}}
+	var b strings.Builder
+	if err := ReviewMarkdown(&b, rep, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "Bucket2 \\(AWS::S3::Bucket\\) in Data and 9 more (all 12 in the table below)") || strings.Contains(out, "Bucket3 \\(AWS::S3::Bucket\\) in Data;") ||
+		!strings.Contains(out, "<summary>Every gate item (12)</summary>") || strings.Count(out, "| <code>destroy</code> |") != 12 {
+		t.Errorf("collapse:\n%s", out)
 	}
 }
