@@ -159,23 +159,27 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 	// Across stacks: an export whose value changes changes every stack that imports it, and a
 	// deployed importer makes CloudFormation refuse the exporter's update. Importers are diffed
 	// again with the changed exports until nothing more changes (chains of exports).
-	changed := map[string]string{}
+	// Exports are per account and region: names are matched within one environment.
+	changed := map[string]map[string]string{} // environment → export name → why
 	collect := func() bool {
 		grew := false
 		for _, sd := range out {
 			for name, why := range changedExports(sd.Diff, sd.oldT, sd.newT) {
-				if _, ok := changed[name]; !ok {
-					changed[name], grew = sd.ID+": "+why, true
+				if changed[sd.Environment] == nil {
+					changed[sd.Environment] = map[string]string{}
+				}
+				if _, ok := changed[sd.Environment][name]; !ok {
+					changed[sd.Environment][name], grew = sd.ID+": "+why, true
 				}
 			}
 		}
 		return grew
 	}
 	for round := 0; collect() && round < len(pairs); round++ {
-		o := opts
-		o.ChangedExports = changed
 		for i, p := range pairs {
-			if p.new == nil || out[i].newT == nil || !importsAny(out[i].newT, changed) {
+			o := opts
+			o.ChangedExports = changed[out[i].Environment]
+			if p.new == nil || out[i].newT == nil || !importsAny(out[i].newT, o.ChangedExports) {
 				continue
 			}
 			sd, err := diffStackPair(old, p.old, new, p.new, o)
@@ -185,15 +189,17 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 			out[i] = sd
 		}
 	}
-	deployed := map[string]*cfn.Object{}
+	deployed := map[string]map[string]*cfn.Object{} // environment → stack → template as deployed
 	for _, sd := range out {
 		if sd.oldT != nil {
-			deployed[sd.ID] = sd.oldT
+			if deployed[sd.Environment] == nil {
+				deployed[sd.Environment] = map[string]*cfn.Object{}
+			}
+			deployed[sd.Environment][sd.ID] = sd.oldT
 		}
 	}
-	users := importers(deployed)
 	for _, sd := range out {
-		sd.ExportsInUse = exportsInUse(sd.ID, changedExports(sd.Diff, sd.oldT, sd.newT), users)
+		sd.ExportsInUse = exportsInUse(sd.ID, changedExports(sd.Diff, sd.oldT, sd.newT), importers(deployed[sd.Environment]))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
