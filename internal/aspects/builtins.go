@@ -3,6 +3,7 @@ package aspects
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -27,6 +28,7 @@ var builtins = map[string]builtin{
 	"require-bucket-versioning": {options: noOptions, visit: checkVersioning},
 	"block-public-buckets":      {options: noOptions, visit: checkPublicBuckets},
 	"no-wildcard-iam":           {options: noOptions, visit: checkWildcardIAM},
+	"no-open-ingress":           {options: openIngressOptions, visit: checkOpenIngress},
 	"retain-stateful":           {options: noOptions, visit: checkRetainStateful},
 }
 
@@ -324,6 +326,72 @@ func checkWildcardIAM(_ *runContext, _ any, n *Node) []string {
 		}
 	}
 	return out
+}
+
+type openIngressOpts struct {
+	// Ports that may face the internet (default 80 and 443).
+	Allow []int `yaml:"allow"`
+}
+
+func openIngressOptions(file string, with yaml.Node) (any, error) {
+	o := openIngressOpts{}
+	if err := decodeOptions(file, with, &o); err != nil {
+		return nil, err
+	}
+	if o.Allow == nil {
+		o.Allow = []int{80, 443}
+	}
+	return o, nil
+}
+
+// checkOpenIngress refuses security-group ingress from anywhere (0.0.0.0/0, ::/0) on ports other
+// than the allowed ones (80 and 443 unless configured), inline or as an ingress resource.
+func checkOpenIngress(_ *runContext, opts any, n *Node) []string {
+	allowed := map[int]bool{}
+	for _, p := range opts.(openIngressOpts).Allow {
+		allowed[p] = true
+	}
+	var rules []any
+	switch n.Type() {
+	case "AWS::EC2::SecurityGroup":
+		rules = asList(get(n.Properties(), "SecurityGroupIngress"))
+	case "AWS::EC2::SecurityGroupIngress":
+		rules = []any{n.Properties()}
+	}
+	var out []string
+	for _, r := range rules {
+		cidr, _ := get(r, "CidrIp").(string)
+		if v6, _ := get(r, "CidrIpv6").(string); v6 == "::/0" {
+			cidr = v6
+		}
+		if cidr != "0.0.0.0/0" && cidr != "::/0" {
+			continue
+		}
+		from, fromOK := portNumber(get(r, "FromPort"))
+		to, toOK := portNumber(get(r, "ToPort"))
+		proto := fmt.Sprint(get(r, "IpProtocol"))
+		if proto == "-1" || !fromOK || !toOK || from < 0 {
+			out = append(out, fmt.Sprintf("opens every port to the internet (%s)", cidr))
+			continue
+		}
+		for p := from; p <= to; p++ {
+			if !allowed[p] {
+				what := fmt.Sprintf("port %d", from)
+				if to != from {
+					what = fmt.Sprintf("ports %d-%d", from, to)
+				}
+				out = append(out, fmt.Sprintf("opens %s to the internet (%s)", what, cidr))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// portNumber reads a port as written in a template (a number or a numeric string).
+func portNumber(v any) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(v)))
+	return n, v != nil && err == nil
 }
 
 // checkRetainStateful requires stateful resources to survive their removal from the template

@@ -231,3 +231,17 @@ func TestScopeLimitsAnAspect(t *testing.T) {
 		}
 	}
 }
+
+// no-open-ingress: the shop's HTTPS rule from anywhere passes by default (a web port) and is
+// caught when only port 80 may face the internet; the internal rule never is.
+func TestOpenIngressRule(t *testing.T) {
+	_, rep := runConfig(t, shop, "aspects:\n  - use: no-open-ingress\n")
+	if v := violations(rep, "no-open-ingress"); len(v) != 0 {
+		t.Errorf("default allows 80 and 443: %+v", v)
+	}
+	_, rep = runConfig(t, shop, "aspects:\n  - use: no-open-ingress\n    with: { allow: [80] }\n")
+	v := violations(rep, "no-open-ingress")
+	if len(v) != 1 || v[0].Message != "opens port 443 to the internet (0.0.0.0/0)" || v[0].Severity != "error" {
+		t.Errorf("allow 80 only: %+v", v)
+	}
+}
