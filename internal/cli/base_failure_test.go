@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,5 +40,28 @@ func TestBaseThatFailsToSynthesizeBlocks(t *testing.T) {
 	// --repo alone: HEAD against its merge base with the default branch (here HEAD itself).
 	if code, stdout, stderr := run(t, "review", "--repo", dir, "--no-color"); code != ExitOK || !strings.HasPrefix(stdout, "cdkbot review: no changes") {
 		t.Errorf("--repo alone: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// A base whose install fails (`npm ci` on a lock file out of sync) blocks the same way, and the
+// reason shown is npm's, not its usage text.
+func TestBaseWhoseInstallFailsBlocks(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed")
+	}
+	dir := t.TempDir()
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(dir, "cdk.json"), []byte(`{"app": "node app.js"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"app","version":"1.0.0","dependencies":{"is-number":"7.0.0"}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "package-lock.json"), []byte(`{"name":"app","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"app","version":"1.0.0"}}}`), 0o644)
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "a base whose lock file is out of sync")
+	base := gitRun(t, dir, "rev-parse", "HEAD")
+	head := commitAssembly(t, dir, "the head, with its assembly", "Bucket")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	code, stdout, stderr := run(t, "review", "--repo", dir, "--base", base, "--head", head, "--synth-timeout", "2m")
+	if code != ExitVerdict || !strings.Contains(stdout, "✗ blocked: the base "+base[:12]+" failed to synthesize: install") ||
+		!strings.Contains(stdout, "can only install packages when your package.json and package-lock.json") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

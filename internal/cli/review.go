@@ -352,6 +352,10 @@ func synthesizeRevision(repo *gitrepo.Repo, sha, dir, tmp, name string, opts rev
 }
 
 func firstLine(err error) string {
+	var se *synth.Error
+	if errors.As(err, &se) {
+		return se.Summary()
+	}
 	s := err.Error()
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]

@@ -47,6 +47,31 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Summary is the failure in one line with its likely cause: the first error line of the
+// output (npm's "code E…" lines and blank error lines skipped), else the last line.
+func (e *Error) Summary() string {
+	cause, last := "", ""
+	for _, l := range strings.Split(e.Tail, "\n") {
+		t := strings.TrimSpace(l)
+		body := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(t, "npm error"), "npm ERR!"))
+		if body == "" || strings.HasPrefix(body, "code ") {
+			continue
+		}
+		last = t
+		if cause == "" && (strings.Contains(strings.ToLower(t), "error") || strings.HasPrefix(t, "npm ERR!")) {
+			cause = t
+		}
+	}
+	if cause == "" {
+		cause = last
+	}
+	out := fmt.Sprintf("%s (%s) failed: %v", e.Stage, e.Command, e.Err)
+	if cause != "" {
+		out += ": " + cause
+	}
+	return out
+}
+
 // tailLines is how much output an error keeps.
 const tailLines = 40
 
