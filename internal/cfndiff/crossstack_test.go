@@ -110,3 +110,36 @@ func TestBlastRadiusThroughNestedOutputs(t *testing.T) {
 		t.Fatalf("the parent's parameter reading the nested output: %+v", param)
 	}
 }
+
+// The issue's case on real assemblies: the VPC inside a CDK nested stack is replaced, so the
+// parent's security group (its VpcId comes from the nested stack's output) is replaced too, and
+// the parameter holding the id updates.
+func TestNestedVpcReplacementReachesTheParent(t *testing.T) {
+	for _, fixture := range []string{"aws-cdk-lib@2.276.0/nested-vpc", "aws-cdk-core@1.204.0/nested-vpc"} {
+		t.Run(fixture, func(t *testing.T) {
+			nested, _ := filepath.Glob(filepath.Join("../../compat-fixtures", fixture, "*.nested.template.json"))
+			if len(nested) != 1 {
+				t.Fatalf("nested template: %v", nested)
+			}
+			base, err := assembly.Load(os.DirFS(filepath.Join("../../compat-fixtures", fixture)), fixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head := edited(t, fixture, filepath.Base(nested[0]), `"CidrBlock": "10.0.0.0/16"`, `"CidrBlock": "10.1.0.0/16"`)
+			stacks, err := DiffAssemblies(base, head, nil, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(stacks) != 1 || len(stacks[0].Nested) != 1 || stacks[0].Nested[0].Diff.Resources[0].Impact != Replace {
+				t.Fatalf("nested VPC: %+v", stacks)
+			}
+			impacts := map[string]Impact{}
+			for _, r := range stacks[0].Diff.Resources {
+				impacts[r.Type()] = r.Impact
+			}
+			if impacts["AWS::EC2::SecurityGroup"] != Replace || impacts["AWS::SSM::Parameter"] != Update {
+				t.Errorf("parent: %v", impacts)
+			}
+		})
+	}
+}

@@ -239,3 +239,29 @@ func TestStageStacksNeedTheirPath(t *testing.T) {
 		t.Errorf("top-level stacks: %v", err)
 	}
 }
+
+// A CDK Pipelines app (real, aws-cdk-lib 2.276.0): `cdk deploy --all` semantics deploy the
+// pipeline and its support stack, never the Stage stacks behind the pipeline's approval; those
+// need their path.
+func TestPipelineStagesAreNotDeployedAroundThePipeline(t *testing.T) {
+	a := load(t, "aws-cdk-lib@2.276.0/pipeline")
+	p, err := Build(a, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range p.Stacks {
+		if strings.HasPrefix(s.ID, "Beta/") || strings.HasPrefix(s.ID, "Prod/") {
+			t.Errorf("no selection deployed Stage stack %s", s.ID)
+		}
+	}
+	if !strings.Contains(ids(p), "Pipeline") {
+		t.Errorf("the pipeline stack: %s", ids(p))
+	}
+	p, err = Build(a, Options{Stacks: []string{"Prod/*"}})
+	if err != nil || len(p.Stacks) != 2 || !strings.HasPrefix(p.Stacks[0].ID, "Prod/") || !strings.HasPrefix(p.Stacks[1].ID, "Prod/") {
+		t.Errorf("Prod/*: %v %v", p, err)
+	}
+	if p, err := Build(a, Options{Stacks: []string{"**"}}); err != nil || len(p.Stacks) != len(a.AllStacks()) || len(p.Stacks) < 6 {
+		t.Errorf("**: %v %v", p, err)
+	}
+}
