@@ -173,6 +173,15 @@ func insideNestedStack(n, stackNode *Node) bool {
 				return true
 			}
 		}
+		// Frameworks that record no construct classes: a NestedStack "X" has a sibling
+		// "X.NestedStack" holding its AWS::CloudFormation::Stack resource.
+		if p.Parent != nil {
+			for _, c := range p.Parent.Children {
+				if c.ID == p.ID+".NestedStack" {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }
