@@ -1,11 +1,13 @@
 package compat
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/semver"
@@ -115,6 +117,17 @@ func cliCheck(in AssemblyInput) Check {
 		return c
 	}
 	if have.Less(need) {
+		// minimumCliVersion names the first CLI of the assembly's exact schema; a CLI refuses
+		// only a newer schema major than the one it bundles, so an older CLI of the same
+		// major still reads the assembly.
+		if major, schema, ok := cliSchemaMajor(have); ok {
+			if head, err := semver.Parse(in.Head.Version); err == nil && int(head.Major()) <= major {
+				c.Status = Pass
+				c.Finding = fmt.Sprintf("aws-cdk %s (%s) is older than %s %s, but it reads cloud assembly schema %d.x (built with %s) and the head's is %s",
+					have, in.Repo.CLISource, why, need, major, schema, in.Head.Version)
+				return c
+			}
+		}
 		c.Status = Fail
 		c.Finding = fmt.Sprintf("aws-cdk %s (%s) is older than %s %s", have, in.Repo.CLISource, why, need)
 		c.Action = fmt.Sprintf("Upgrade aws-cdk to ≥ %s in package.json", need)
@@ -122,6 +135,36 @@ func cliCheck(in AssemblyInput) Check {
 	}
 	c.Status, c.Finding = Pass, fmt.Sprintf("aws-cdk %s satisfies %s %s", have, why, need)
 	return c
+}
+
+//go:embed cliversions.tsv
+var cliVersionsTSV string
+
+var (
+	cliSchemasOnce sync.Once
+	cliSchemas     map[string]string
+)
+
+// cliSchemaMajor is the cloud assembly schema major an aws-cdk CLI release reads (the schema it
+// was built with, cliversions.tsv), for releases since 2.1000.0.
+func cliSchemaMajor(v semver.Version) (int, string, bool) {
+	cliSchemasOnce.Do(func() {
+		cliSchemas = map[string]string{}
+		for _, line := range strings.Split(cliVersionsTSV, "\n") {
+			if cli, schema, ok := strings.Cut(line, "\t"); ok && !strings.HasPrefix(line, "#") {
+				cliSchemas[cli] = strings.TrimSpace(schema)
+			}
+		}
+	})
+	schema, ok := cliSchemas[v.String()]
+	if !ok {
+		return 0, "", false
+	}
+	sv, err := semver.Parse(schema)
+	if err != nil {
+		return 0, "", false
+	}
+	return int(sv.Major()), schema, true
 }
 
 // bootstrapRequirement is the highest bootstrap version any stack of an environment needs.

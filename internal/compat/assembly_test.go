@@ -79,6 +79,16 @@ func TestMinorUpgradeWithOutdatedCLI(t *testing.T) {
 	if c := find(t, CheckAssemblies(in), "cli"); c.Status != Pass {
 		t.Errorf("cli with a recent CLI: %+v", c)
 	}
+	// Older than minimumCliVersion but of the same schema major (2.1146.0 was built with schema
+	// 55.1.0, the head is 55.0.0): the CLI reads it, so it passes; 2.1133.0 (schema 54) does not.
+	in.Repo.CLIVersion = "2.1146.0"
+	if c := find(t, CheckAssemblies(in), "cli"); c.Status != Pass || !strings.Contains(c.Finding, "reads cloud assembly schema 55.x (built with 55.1.0)") {
+		t.Errorf("cli of the same schema major: %+v", c)
+	}
+	in.Repo.CLIVersion = "2.1133.0"
+	if c := find(t, CheckAssemblies(in), "cli"); c.Status != Fail {
+		t.Errorf("cli of an older schema major: %+v", c)
+	}
 	// A framework without minimumCliVersion is compared with the framework version.
 	in.Head, in.Repo.CLIVersion = fixture(t, "aws-cdk-lib@2.100.0/multi-env"), "2.50.0"
 	if c := find(t, CheckAssemblies(in), "cli"); c.Status != Fail || !strings.Contains(c.Finding, "the framework version 2.100.0") {
