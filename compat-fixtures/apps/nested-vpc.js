@@ -1,7 +1,10 @@
 // A stack whose network lives in a CDK NestedStack: the VPC is a nested stack's resource and the
 // parent's security group and parameter read its id through the nested stack's output (CDK makes
 // the Output and the parent's Fn::GetAtt Nested.Outputs.X). The case where a replacement must
-// cross the nested-stack boundary: the VPC replaced inside, the parent's security group too.
+// cross the nested-stack boundary: the VPC replaced inside, the parent's security group too. And
+// the other way: the parent's alarm topic reaches the nested stack as a parameter (CDK makes the
+// nested Parameter and the parent's Parameters entry), so replacing the topic changes the nested
+// stack's parameter that holds it.
 'use strict';
 const { core, NestedStack } = require('./cdk');
 
@@ -28,5 +31,10 @@ new core.CfnResource(stack, 'ServiceSg', {
 new core.CfnResource(stack, 'VpcIdParam', {
   type: 'AWS::SSM::Parameter',
   properties: { Name: '/service/vpc-id', Type: 'String', Value: vpc.ref },
+});
+const alarms = new core.CfnResource(stack, 'Alarms', { type: 'AWS::SNS::Topic', properties: { TopicName: 'service-alarms' } });
+new core.CfnResource(network, 'AlarmTopicParam', {
+  type: 'AWS::SSM::Parameter',
+  properties: { Name: '/network/alarm-topic', Type: 'String', Value: alarms.ref },
 });
 app.synth();

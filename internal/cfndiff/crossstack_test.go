@@ -143,3 +143,41 @@ func TestNestedVpcReplacementReachesTheParent(t *testing.T) {
 		})
 	}
 }
+
+// And the other way: the parent's alarm topic, replaced, reaches the nested stack through the
+// parameter CDK made for it, so the nested parameter that stores it updates.
+func TestParentReplacementReachesTheNestedStack(t *testing.T) {
+	for _, fixture := range []string{"aws-cdk-lib@2.276.0/nested-vpc", "aws-cdk-core@1.204.0/nested-vpc"} {
+		t.Run(fixture, func(t *testing.T) {
+			base, err := assembly.Load(os.DirFS(filepath.Join("../../compat-fixtures", fixture)), fixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head := edited(t, fixture, "Service.template.json", `"TopicName": "service-alarms"`, `"TopicName": "service-alarms-v2"`)
+			stacks, err := DiffAssemblies(base, head, nil, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(stacks) != 1 || len(stacks[0].Nested) != 1 {
+				t.Fatalf("stacks: %+v", stacks)
+			}
+			nested := stacks[0].Nested[0]
+			var param *ResourceChange
+			for _, r := range nested.Diff.Resources {
+				if r.LogicalID == "AlarmTopicParam" {
+					param = r
+				}
+			}
+			if param == nil || param.Impact != Update || len(param.Property("Value").ChangedInputs) != 1 ||
+				!strings.HasPrefix(param.Property("Value").ChangedInputs[0].Name, "parameter ") ||
+				!strings.Contains(param.Property("Value").ChangedInputs[0].Why, "Alarms is replaced") {
+				t.Fatalf("the nested parameter: %+v", nested.Diff.Resources)
+			}
+			for _, r := range nested.Diff.Resources {
+				if r.LogicalID == "Vpc" {
+					t.Errorf("the VPC does not read the topic: %+v", r)
+				}
+			}
+		})
+	}
+}

@@ -24,6 +24,9 @@ type Options struct {
 	// as if edited, with the impact the specification gives it, and replacement spreads from
 	// there as inside a template: the blast radius crosses stack boundaries.
 	ChangedExports, ChangedOutputs map[string]string
+	// ChangedParameters are a nested stack's parameters whose value the parent changes, by name:
+	// resources that Ref them change as if edited.
+	ChangedParameters map[string]string
 }
 
 // TemplateDiff is every difference between two templates.
@@ -459,7 +462,7 @@ func touch(rc *ResourceChange, name string, spec *resourcespec.Spec) *PropertyCh
 
 // changedInputs says which changed inputs from other stacks v reads.
 func changedInputs(v any, opts Options) []ChangedInput {
-	if len(opts.ChangedExports) == 0 && len(opts.ChangedOutputs) == 0 {
+	if len(opts.ChangedExports) == 0 && len(opts.ChangedOutputs) == 0 && len(opts.ChangedParameters) == 0 {
 		return nil
 	}
 	var out []ChangedInput
@@ -469,6 +472,9 @@ func changedInputs(v any, opts Options) []ChangedInput {
 		}
 	}
 	for _, ref := range cfn.References(v) {
+		if why, ok := opts.ChangedParameters[ref.Target]; ok && ref.Kind == cfn.RefRef {
+			out = append(out, ChangedInput{Name: "parameter " + ref.Target, Why: why})
+		}
 		if ref.Kind == cfn.RefGetAtt && strings.HasPrefix(ref.Attribute, "Outputs.") {
 			if why, ok := opts.ChangedOutputs[ref.Target+"."+ref.Attribute]; ok {
 				out = append(out, ChangedInput{Name: ref.Target + "." + ref.Attribute, Why: why})

@@ -251,8 +251,55 @@ func diffStackPair(oa *assembly.Assembly, os *assembly.Stack, na *assembly.Assem
 		return nil, err
 	}
 	sd.Diff = Diff(oldT, newT, withNestedOutputs(opts, sd.Nested))
+	passParameters(sd, opts, 1)
 	sd.Status = statusOf(os != nil, ns != nil, sd)
 	return sd, nil
+}
+
+// passParameters carries the parent's changes into its nested stacks' parameters: a parameter
+// value edited in the parent, or reading a resource the parent replaces, changes every nested
+// resource that Refs it. A nested stack so affected is diffed again, and so on down.
+func passParameters(parent *StackDiff, opts Options, depth int) {
+	if depth > maxNestedDepth {
+		return
+	}
+	replaced := map[string]string{}
+	for _, r := range parent.Diff.Resources {
+		if r.Impact.IsReplacement() {
+			replaced[r.LogicalID] = r.LogicalID + " is replaced"
+		}
+	}
+	for _, n := range parent.Nested {
+		id := n.StackName
+		oldP := cfn.AsObject(get(get(get(get(parent.oldT, "Resources"), id), "Properties"), "Parameters"))
+		newP := cfn.AsObject(get(get(get(get(parent.newT, "Resources"), id), "Properties"), "Parameters"))
+		changed := map[string]string{}
+		for _, k := range newP.Keys() {
+			nv, _ := newP.Get(k)
+			ov, had := oldP.Get(k)
+			switch {
+			case had && !Equal(ov, nv):
+				changed[k] = "edited in the parent"
+			default:
+				for _, ref := range cfn.References(nv) {
+					if why, ok := replaced[ref.Target]; ok {
+						changed[k] = "parent: " + why
+					}
+				}
+				for _, in := range changedInputs(nv, opts) {
+					changed[k] = "parent reads " + in.Name + ": " + in.Why
+				}
+			}
+		}
+		if len(changed) == 0 || n.oldT == nil || n.newT == nil {
+			continue
+		}
+		o := withNestedOutputs(Options{Spec: opts.Spec, Import: opts.Import}, n.Nested)
+		o.ChangedParameters = changed
+		n.Diff = Diff(n.oldT, n.newT, o)
+		n.Status = statusOf(true, true, n)
+		passParameters(n, o, depth+1)
+	}
 }
 
 // withNestedOutputs adds the changed outputs of nested stacks to the inputs a parent reads.
@@ -323,6 +370,7 @@ func diffNested(parentID string, old, new side, opts Options, depth int) ([]*Sta
 			return nil, err
 		}
 		sd.Diff = Diff(ot, nt, withNestedOutputs(Options{Spec: opts.Spec, Import: opts.Import}, sd.Nested))
+		passParameters(sd, Options{Spec: opts.Spec, Import: opts.Import}, depth+1)
 		sd.Status = statusOf(ot != nil, nt != nil, sd)
 		out = append(out, sd)
 	}
