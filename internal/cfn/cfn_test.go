@@ -117,7 +117,7 @@ func mustGet(t *testing.T, o *Object, k string) any {
 // FuzzParse: any input parses or fails with a SyntaxError, never panics, and a parsed JSON
 // template renders back to JSON that parses to the same rendering.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{`{"Resources": {"A": {"Type": "X"}}}`, "Resources:\n  A: !GetAtt B.C\n", `{"a": [1, 2.5e3, null, true]}`, "!Sub x", "a: &x 1\nb: *x\n"} {
+	for _, s := range []string{`{"Resources": {"A": {"Type": "X"}}}`, "Resources:\n  A: !GetAtt B.C\n", `{"a": [1, 2.5e3, null, true]}`, "!Sub x", "a: &x 1\nb: *x\n", "a: &a [*a]\n", "a: &a [x,x]\nb: &b [*a,*a]\nc: [*b,*b]\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -143,4 +143,26 @@ func FuzzParse(f *testing.F) {
 		}
 		References(o)
 	})
+}
+
+// Hostile YAML is refused with a clear error, in bounded time and memory: an alias that contains
+// itself (11 bytes), and an alias bomb (each level repeats the previous nine times).
+func TestHostileYAML(t *testing.T) {
+	if _, err := Parse([]byte("a: &a [*a]\n")); err == nil || !strings.Contains(err.Error(), "too complex") {
+		t.Errorf("self-containing alias: %v", err)
+	}
+	bomb := "a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n"
+	prev := "a"
+	for _, name := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		bomb += name + ": &" + name + " [" + strings.Repeat("*"+prev+",", 8) + "*" + prev + "]\n"
+		prev = name
+	}
+	if _, err := Parse([]byte(bomb)); err == nil || !strings.Contains(err.Error(), "expands to more than") {
+		t.Errorf("alias bomb: %v", err)
+	}
+	// Ordinary aliases still work.
+	v, err := Parse([]byte("Resources:\n  A: &r {Type: AWS::SNS::Topic}\n  B: *r\n"))
+	if err != nil || JSON(v) != `{"Resources":{"A":{"Type":"AWS::SNS::Topic"},"B":{"Type":"AWS::SNS::Topic"}}}` {
+		t.Errorf("%v %v", JSON(v), err)
+	}
 }

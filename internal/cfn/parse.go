@@ -292,7 +292,22 @@ func ParseYAML(data []byte) (any, error) {
 	if len(doc.Content) == 0 {
 		return nil, &SyntaxError{Msg: "the template is empty"}
 	}
-	return fromYAML(doc.Content[0])
+	b := &yamlBudget{nodes: MaxYAMLNodes}
+	return b.fromYAML(doc.Content[0], 0)
+}
+
+// Bounds on YAML templates: aliases are expanded, so a few bytes can stand for a cycle or an
+// exponential tree; CloudFormation templates are nowhere near these.
+const (
+	MaxYAMLDepth = 256
+	MaxYAMLNodes = 1_000_000
+)
+
+// yamlBudget counts the nodes a YAML template expands to.
+type yamlBudget struct{ nodes int }
+
+func tooComplex(n *yaml.Node, what string) error {
+	return &SyntaxError{Line: n.Line, Column: n.Column, Msg: "the template is too complex: " + what}
 }
 
 func yamlSyntax(err error) error {
@@ -308,19 +323,25 @@ func yamlSyntax(err error) error {
 	return &SyntaxError{Line: line, Column: 1, Msg: "malformed YAML: " + msg}
 }
 
-func fromYAML(n *yaml.Node) (any, error) {
+func (b *yamlBudget) fromYAML(n *yaml.Node, depth int) (any, error) {
+	if depth > MaxYAMLDepth {
+		return nil, tooComplex(n, fmt.Sprintf("nested more than %d levels deep (a YAML alias that contains itself?)", MaxYAMLDepth))
+	}
+	if b.nodes--; b.nodes < 0 {
+		return nil, tooComplex(n, fmt.Sprintf("it expands to more than %d values (YAML aliases multiply what they repeat)", MaxYAMLNodes))
+	}
 	if n.Kind == yaml.AliasNode {
-		return fromYAML(n.Alias)
+		return b.fromYAML(n.Alias, depth+1)
 	}
 	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
-		return shortForm(n)
+		return b.shortForm(n, depth)
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		o := NewObject()
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			val, err := fromYAML(v)
+			val, err := b.fromYAML(v, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -330,7 +351,7 @@ func fromYAML(n *yaml.Node) (any, error) {
 	case yaml.SequenceNode:
 		arr := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := fromYAML(c)
+			v, err := b.fromYAML(c, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -371,14 +392,14 @@ func isDecimal(s string) bool {
 }
 
 // shortForm converts a tagged node (!Ref, !GetAtt, !Sub, …) to its long form.
-func shortForm(n *yaml.Node) (any, error) {
+func (b *yamlBudget) shortForm(n *yaml.Node, depth int) (any, error) {
 	tag := strings.TrimPrefix(n.Tag, "!")
 	inner := *n
 	inner.Tag = ""
 	if n.Kind == yaml.ScalarNode {
 		inner.Tag = "!!str"
 	}
-	arg, err := fromYAML(&inner)
+	arg, err := b.fromYAML(&inner, depth+1)
 	if err != nil {
 		return nil, err
 	}
