@@ -64,7 +64,7 @@ func (l *loader) load(dir, stagePath string, depth int) (*Assembly, error) {
 	}
 	manifestPath := path.Join(dir, "manifest.json")
 	file := l.display(manifestPath)
-	data, err := fs.ReadFile(l.fsys, manifestPath)
+	data, err := readRegular(l.fsys, manifestPath)
 	if err != nil {
 		return nil, l.missingManifest(dir, file, err)
 	}
@@ -418,7 +418,7 @@ func (l *loader) additionalMetadata(a *Assembly, file, ptr, name string) (map[st
 		return nil, err
 	}
 	mfile := l.display(rel)
-	data, err := fs.ReadFile(l.fsys, rel)
+	data, err := readRegular(l.fsys, rel)
 	if err != nil {
 		return nil, &Error{File: mfile, Issues: []Issue{{Message: "cannot read: " + err.Error()}}, Err: err}
 	}
@@ -473,7 +473,7 @@ func (l *loader) checkAssetTree(file, ptr, rel string) error {
 
 func (l *loader) assetManifest(a *Assembly, rel string) (*AssetManifest, error) {
 	file := l.display(rel)
-	data, err := fs.ReadFile(l.fsys, rel)
+	data, err := readRegular(l.fsys, rel)
 	if err != nil {
 		return nil, &Error{File: file, Issues: []Issue{{Message: "cannot read: " + err.Error()}}, Err: err}
 	}

@@ -178,7 +178,7 @@ func (a *Assembly) Mode() Mode {
 }
 
 // ReadFile reads a file of the assembly by its root-relative path.
-func (a *Assembly) ReadFile(name string) ([]byte, error) { return fs.ReadFile(a.fsys, name) }
+func (a *Assembly) ReadFile(name string) ([]byte, error) { return readRegular(a.fsys, name) }
 
 // join resolves a path written in this assembly's manifest to a root-relative path.
 func (a *Assembly) join(p string) string { return path.Join(a.Dir, p) }
@@ -257,7 +257,7 @@ func (s *Stack) Matches(glob string) bool {
 
 // TemplateBytes reads the template file.
 func (s *Stack) TemplateBytes() ([]byte, error) {
-	b, err := fs.ReadFile(s.assembly.fsys, s.TemplatePath)
+	b, err := readRegular(s.assembly.fsys, s.TemplatePath)
 	if err != nil {
 		return nil, fmt.Errorf("read template of stack %s: %w", s.QualifiedID(), err)
 	}

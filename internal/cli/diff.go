@@ -127,6 +127,10 @@ func isDir(p string) (bool, error) {
 }
 
 func readTemplate(p string) (*cfn.Object, error) {
+	// A FIFO or a device would hang the read or never end: only regular files, bounded.
+	if info, err := os.Stat(p); err == nil && (!info.Mode().IsRegular() || info.Size() > assembly.MaxFileSize) {
+		return nil, usagef("%s: not a regular file of at most %d bytes (%s, %d bytes)", p, int64(assembly.MaxFileSize), info.Mode().Type(), info.Size())
+	}
 	raw, err := os.ReadFile(p)
 	if err != nil {
 		return nil, usagef("%s: %v", p, err)

@@ -1,0 +1,54 @@
+package assembly
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+)
+
+// MaxFileSize bounds every file cdkbot reads from an assembly (manifests, templates, metadata):
+// CloudFormation itself takes templates of at most 1 MB, so a larger file is a mistake or an
+// attack, not an app.
+const MaxFileSize = 64 << 20
+
+// readRegular reads a regular file of at most MaxFileSize bytes. A FIFO, a device or a
+// directory in place of a file would hang or mislead the reader: it is refused by name.
+func readRegular(fsys fs.FS, name string) ([]byte, error) {
+	info, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): cdkbot reads only files", name, fileKind(info.Mode()))
+	}
+	if info.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s is %d bytes, over cdkbot's limit of %d bytes for a file of an assembly", name, info.Size(), int64(MaxFileSize))
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s grew past cdkbot's limit of %d bytes while it was read", name, int64(MaxFileSize))
+	}
+	return data, nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
+}
