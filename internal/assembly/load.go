@@ -295,7 +295,9 @@ func (l *loader) artifact(a *Assembly, file, id string, art artifactJSON, depth 
 			return err
 		}
 		m.ArtifactID, m.NestedPath, m.Environment = id, a.Path, env
-		m.RequiresBootstrapStackVersion = int(p.RequiresBootstrapStackVersion)
+		if m.RequiresBootstrapStackVersion, err = bootstrapVersion(file, ptr("properties", "requiresBootstrapStackVersion"), p.RequiresBootstrapStackVersion); err != nil {
+			return err
+		}
 		m.BootstrapStackVersionSSMParameter = p.BootstrapStackVersionSSMParameter
 		a.AssetManifests = append(a.AssetManifests, m)
 	case TypeTree:
@@ -354,9 +356,23 @@ func (l *loader) inside(dir, file, ptr, p, what string) (string, error) {
 	return rel, nil
 }
 
+// bootstrapVersion range-checks a bootstrap version from a manifest: a whole number the
+// bootstrap stack could have (a 30-digit one would wrap to a negative int and pass every check).
+func bootstrapVersion(file, pointer string, v float64) (int, error) {
+	if v < 0 || v > 1_000_000 || v != float64(int(v)) {
+		return 0, &Error{File: file, Issues: []Issue{{Pointer: pointer, Message: fmt.Sprintf("requiresBootstrapStackVersion %v is not a bootstrap version (a whole number from 0 to 1000000)", v)}},
+			Hint: "Synthesize the app again; the manifest is damaged or was edited."}
+	}
+	return int(v), nil
+}
+
 func (l *loader) stack(a *Assembly, file, id string, env Environment, art artifactJSON, ptr func(...string) string) error {
 	var p stackPropertiesJSON
 	if err := decodeTyped(file, art.Properties, &p); err != nil {
+		return err
+	}
+	need, err := bootstrapVersion(file, ptr("properties", "requiresBootstrapStackVersion"), p.RequiresBootstrapStackVersion)
+	if err != nil {
 		return err
 	}
 	s := &Stack{
@@ -365,7 +381,7 @@ func (l *loader) stack(a *Assembly, file, id string, env Environment, art artifa
 		TerminationProtection: p.TerminationProtection, AssumeRoleARN: p.AssumeRoleARN, AssumeRoleExternalID: p.AssumeRoleExternalID,
 		AssumeRoleAdditionalOptions: p.AssumeRoleAdditionalOptions, CloudFormationExecutionRoleARN: p.CloudFormationExecutionRoleARN,
 		LookupRole: p.LookupRole, StackTemplateAssetObjectURL: p.StackTemplateAssetObjectURL,
-		RequiresBootstrapStackVersion: int(p.RequiresBootstrapStackVersion), BootstrapStackVersionSSMParameter: p.BootstrapStackVersionSSMParameter,
+		RequiresBootstrapStackVersion: need, BootstrapStackVersionSSMParameter: p.BootstrapStackVersionSSMParameter,
 		ValidateOnSynth: p.ValidateOnSynth, Dependencies: art.Dependencies, AdditionalDependencies: p.AdditionalDependencies,
 		Metadata: art.Metadata, assembly: a,
 	}
