@@ -27,7 +27,7 @@ func Load(fsys fs.FS, root string) (*Assembly, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{fsys: fsys, root: root, schemas: sch}
+	l := &loader{fsys: fsys, root: root, schemas: sch, visited: map[string]bool{}}
 	return l.load(".", "", 0)
 }
 
@@ -35,6 +35,7 @@ type loader struct {
 	fsys    fs.FS
 	root    string
 	schemas *schemas
+	visited map[string]bool // assembly directories read: each once, or a loop of artifacts would multiply the work
 }
 
 // display turns a root-relative path into the path the user knows.
@@ -62,6 +63,11 @@ func (l *loader) load(dir, stagePath string, depth int) (*Assembly, error) {
 	if depth > maxNesting {
 		return nil, newError(l.display(dir), "", "", "nested assemblies go more than %d levels deep; is there a loop of directories?", maxNesting)
 	}
+	if l.visited[path.Clean(dir)] {
+		return nil, newError(l.display(path.Join(dir, "manifest.json")), "", "",
+			"this assembly is reached twice through nested-assembly artifacts (directoryName %q); every nested assembly needs a directory of its own", dir)
+	}
+	l.visited[path.Clean(dir)] = true
 	manifestPath := path.Join(dir, "manifest.json")
 	file := l.display(manifestPath)
 	data, err := readRegular(l.fsys, manifestPath)

@@ -138,6 +138,8 @@ func TestBadInput(t *testing.T) {
 			[]string{"cdk.out/App.assets.json", "/files/abc/source/path", "leads outside the assembly"}},
 		{"absolute asset path", with(modern(), map[string]any{"App.assets.json": strings.Replace(modern()["App.assets.json"].(string), `"asset.abc"`, `"/etc/passwd"`, 1)}),
 			[]string{"/files/abc/source/path", "absolute path"}},
+		{"nested assemblies pointing at their own directory", with(modern(), map[string]any{"manifest.json": `{"version": "55.0.0", "artifacts": {"A": {"type": "cdk:cloud-assembly", "properties": {"directoryName": "."}}, "B": {"type": "cdk:cloud-assembly", "properties": {"directoryName": "."}}}}`}),
+			[]string{"cdk.out/manifest.json", "reached twice through nested-assembly artifacts", "a directory of its own"}},
 		{"30-digit bootstrap version", with(modern(), map[string]any{"manifest.json": `{"version": "55.0.0", "artifacts": {"App": {"type": "aws:cloudformation:stack", "environment": "aws://123456789012/us-east-1", "properties": {"templateFile": "App.template.json", "requiresBootstrapStackVersion": 123456789012345678901234567890}}}}`}),
 			[]string{"cdk.out/manifest.json", "/artifacts/App/properties/requiresBootstrapStackVersion", "is not a bootstrap version"}},
 		{"asset is a symlink leaving the assembly", with(modern(), map[string]any{"asset.abc/index.js": nil, "asset.abc": symlink("/etc")}),
