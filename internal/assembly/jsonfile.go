@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // decodeGeneric parses JSON into generic values (numbers kept as json.Number, as the schema
@@ -22,7 +23,83 @@ func decodeGeneric(file string, data []byte) (any, error) {
 		return nil, &Error{File: file, Issues: []Issue{{Pointer: position(data, off), Message: "unexpected data after the top-level JSON value"}},
 			Hint: "The file is not valid JSON: it may have been written twice or truncated. Synthesize again."}
 	}
+	if ptr, off, ok := duplicateKey(data); ok {
+		// Decoders keep one of the two and validators may see the other: refuse the ambiguity.
+		return nil, &Error{File: file, Issues: []Issue{{Pointer: ptr + " (" + position(data, off) + ")", Message: "the key appears twice in its object"}},
+			Hint: "The file was edited or damaged: each key may appear once. Synthesize the app again."}
+	}
 	return v, nil
+}
+
+// duplicateKey finds the first key that appears twice in one object, as a JSON pointer and the
+// offset after it. The data is valid JSON (already decoded).
+func duplicateKey(data []byte) (string, int64, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		path   string
+		index  int
+		key    string // the key whose value comes next (objects)
+	}
+	var stack []*frame
+	child := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		f := stack[len(stack)-1]
+		if f.object {
+			return f.path + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(f.key)
+		}
+		return fmt.Sprintf("%s/%d", f.path, f.index)
+	}
+	expectKey := func() bool {
+		if len(stack) == 0 {
+			return false
+		}
+		f := stack[len(stack)-1]
+		return f.object && f.key == ""
+	}
+	valueDone := func() {
+		if len(stack) == 0 {
+			return
+		}
+		f := stack[len(stack)-1]
+		if f.object {
+			f.key = ""
+		} else {
+			f.index++
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", 0, false
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				stack = append(stack, &frame{object: t == '{', keys: map[string]bool{}, path: child()})
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+				valueDone()
+			}
+		case string:
+			if expectKey() {
+				f := stack[len(stack)-1]
+				if f.keys[t] {
+					f.key = t
+					return child(), dec.InputOffset(), true
+				}
+				f.keys[t], f.key = true, t
+				continue
+			}
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }
 
 // decodeTyped unmarshals JSON that already passed schema validation into a Go type. A type

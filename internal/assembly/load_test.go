@@ -140,6 +140,8 @@ func TestBadInput(t *testing.T) {
 			[]string{"/files/abc/source/path", "absolute path"}},
 		{"nested assemblies pointing at their own directory", with(modern(), map[string]any{"manifest.json": `{"version": "55.0.0", "artifacts": {"A": {"type": "cdk:cloud-assembly", "properties": {"directoryName": "."}}, "B": {"type": "cdk:cloud-assembly", "properties": {"directoryName": "."}}}}`}),
 			[]string{"cdk.out/manifest.json", "reached twice through nested-assembly artifacts", "a directory of its own"}},
+		{"artifacts twice", with(modern(), map[string]any{"manifest.json": `{"version": "55.0.0", "artifacts": {}, "artifacts": {"App": {"type": "aws:cloudformation:stack", "properties": {"templateFile": "App.template.json"}}}}`}),
+			[]string{"cdk.out/manifest.json", "/artifacts (line 1, column", "the key appears twice in its object"}},
 		{"30-digit bootstrap version", with(modern(), map[string]any{"manifest.json": `{"version": "55.0.0", "artifacts": {"App": {"type": "aws:cloudformation:stack", "environment": "aws://123456789012/us-east-1", "properties": {"templateFile": "App.template.json", "requiresBootstrapStackVersion": 123456789012345678901234567890}}}}`}),
 			[]string{"cdk.out/manifest.json", "/artifacts/App/properties/requiresBootstrapStackVersion", "is not a bootstrap version"}},
 		{"asset is a symlink leaving the assembly", with(modern(), map[string]any{"asset.abc/index.js": nil, "asset.abc": symlink("/etc")}),
@@ -291,4 +293,17 @@ func TestEnvironment(t *testing.T) {
 // asAny reports whether err (possibly joined) holds an *Error or a *TooNewError.
 func asAny(err error, ae **Error, tn **TooNewError) bool {
 	return errors.As(err, ae) || errors.As(err, tn)
+}
+
+func TestDuplicateKeyPointer(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a": 1, "b": {"c": [1, {"d": 1, "d": 2}]}}`: "/b/c/1/d",
+		`{"a/b": {"x": 1}, "a/b": 2}`:                 "/a~1b",
+		`{"a": [{"k": 1}, {"k": 2}], "b": {"k": 3}}`:   "",
+	} {
+		ptr, _, ok := duplicateKey([]byte(in))
+		if ptr != want || ok != (want != "") {
+			t.Errorf("%s: %q %v, want %q", in, ptr, ok, want)
+		}
+	}
 }
