@@ -299,7 +299,7 @@ func TestDuplicateKeyPointer(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"a": 1, "b": {"c": [1, {"d": 1, "d": 2}]}}`: "/b/c/1/d",
 		`{"a/b": {"x": 1}, "a/b": 2}`:                 "/a~1b",
-		`{"a": [{"k": 1}, {"k": 2}], "b": {"k": 3}}`:   "",
+		`{"a": [{"k": 1}, {"k": 2}], "b": {"k": 3}}`:  "",
 	} {
 		ptr, _, ok := duplicateKey([]byte(in))
 		if ptr != want || ok != (want != "") {
