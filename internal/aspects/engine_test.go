@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cdkbot/cdkbot/internal/cfn"
 )
@@ -386,5 +387,41 @@ func BenchmarkInvoke50000Nodes10Aspects(b *testing.B) {
 		if err != nil || res.Passes != 2 {
 			b.Fatal(err, res.Passes)
 		}
+	}
+}
+
+// Matching is linear in glob × path: seven "**" against a 62-segment path that does not match
+// answers at once (it took 59 s by backtracking).
+func TestMatchPathIsLinear(t *testing.T) {
+	for _, c := range []struct {
+		glob, path string
+		want       bool
+	}{
+		{"Prod/**", "Prod/Api/Table/Resource", true},
+		{"Prod/**", "Prod", true},
+		{"**/Resource", "Prod/Api/Table/Resource", true},
+		{"Prod/*/Table/**", "Prod/Api/Table", true},
+		{"Prod/*/Table/**", "Prod/Api/Queue/Resource", false},
+		{"*", "Prod/Api", false},
+		{"**", "", true},
+	} {
+		if got := MatchPath(c.glob, c.path); got != c.want {
+			t.Errorf("MatchPath(%q, %q) = %v", c.glob, c.path, got)
+		}
+	}
+	segments := make([]string, 62)
+	for i := range segments {
+		segments[i] = "a"
+	}
+	hostile := strings.Repeat("**/", 7) + "b"
+	done := make(chan bool)
+	go func() { done <- MatchPath(hostile, strings.Join(segments, "/")) }()
+	select {
+	case got := <-done:
+		if got {
+			t.Error("matched")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("seven ** against 62 segments took over 5 s")
 	}
 }

@@ -154,22 +154,28 @@ func MatchPath(glob, path string) bool {
 	return matchSegments(strings.Split(glob, "/"), strings.Split(path, "/"))
 }
 
+// matchSegments matches in O(len(glob)·len(path)) steps (one row of a table per glob segment),
+// so a glob of many "**" cannot take exponential time.
 func matchSegments(glob, path []string) bool {
-	for len(glob) > 0 {
-		if glob[0] == "**" {
-			for i := 0; i <= len(path); i++ {
-				if matchSegments(glob[1:], path[i:]) {
-					return true
-				}
+	// can[j]: the glob segments seen so far match path[:j].
+	can := make([]bool, len(path)+1)
+	can[0] = true
+	for _, g := range glob {
+		next := make([]bool, len(path)+1)
+		if g == "**" {
+			reached := false
+			for j := range can {
+				reached = reached || can[j]
+				next[j] = reached // "**" takes any number of segments
 			}
-			return false
+		} else {
+			for j := 1; j <= len(path); j++ {
+				next[j] = can[j-1] && segmentMatch(g, path[j-1])
+			}
 		}
-		if len(path) == 0 || !segmentMatch(glob[0], path[0]) {
-			return false
-		}
-		glob, path = glob[1:], path[1:]
+		can = next
 	}
-	return len(path) == 0
+	return can[len(path)]
 }
 
 func segmentMatch(glob, s string) bool {
