@@ -113,11 +113,11 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 	}
 	var head, tail bytes.Buffer
 	head.WriteString(MarkerComment(r) + "\n")
-	head.WriteString("### cdkbot review: " + mdText(reviewHeadline(r)) + "\n\n")
+	head.WriteString("### cdkbot review: " + mdText(truncate(reviewHeadline(r), 400)) + "\n\n")
 	for _, n := range r.Notes {
-		head.WriteString("> [!WARNING]\n> " + mdText(n) + "\n\n")
+		head.WriteString("> [!WARNING]\n> " + mdText(truncate(n, 1000)) + "\n\n")
 	}
-	writeGatesMarkdown(&head, r)
+	writeGatesMarkdown(&head, r, budget/4)
 	if len(r.Compatibility) > 0 {
 		tail.WriteString("\n")
 		if err := CompatMarkdown(&tail, r.Compatibility); err != nil {
@@ -129,6 +129,12 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 		if err := PolicyMarkdown(&tail, r.Policy); err != nil {
 			return err
 		}
+	}
+	if head.Len()+tail.Len() > budget*3/4 {
+		// Long reports (hostile or huge): compatibility and policy in one line each; the job
+		// summary has them whole. Every section is bounded, so the smallest budget still posts.
+		tail.Reset()
+		tail.WriteString("\n" + compactSections(r) + "\n")
 	}
 	// The diff takes what the other sections leave; it degrades itself to fit.
 	diffBudget := budget - head.Len() - tail.Len() - 64
@@ -151,7 +157,20 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 	return nil
 }
 
-func writeGatesMarkdown(b *bytes.Buffer, r *review.Report) {
+// compactSections is compatibility and policy in a line each.
+func compactSections(r *review.Report) string {
+	var parts []string
+	if len(r.Compatibility) > 0 {
+		parts = append(parts, fmt.Sprintf("**Compatibility: %s** (%d checks)", compat.Worst(r.Compatibility), len(r.Compatibility)))
+	}
+	if r.Policy != nil {
+		errs, warns, supp := policyCounts(r.Policy)
+		parts = append(parts, fmt.Sprintf("**Policy: %d error(s), %d warning(s), %d suppressed**", errs, warns, supp))
+	}
+	return strings.Join(parts, " · ") + " — the full report is in the job summary."
+}
+
+func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
 	if r.BaseUnavailable != "" {
 		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked: %s.** Without the base cdkbot cannot tell what this change replaces or destroys, "+
 			"so it fails closed; below is the head alone, every resource as if created. Fix the base, or set base-failure: first-deployment "+
@@ -188,21 +207,36 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report) {
 	}
 	// Long lists: the lines above name a few; every item is in one table.
 	var rows []string
+	size, total := 0, 0
 	for _, g := range append(failing, overridden...) {
 		if len(g.Items) <= gateInline {
 			continue
 		}
 		for _, it := range g.Items {
-			rows = append(rows, fmt.Sprintf("| %s | %s |", mdCode(g.Name, 40), mdText(it)))
+			total++
+			row := fmt.Sprintf("| %s | %s |", mdCode(g.Name, 40), mdText(truncate(it, gateItemLimit)))
+			if size+len(row) > tableBudget {
+				continue
+			}
+			size += len(row) + 1
+			rows = append(rows, row)
 		}
 	}
 	if len(rows) > 0 {
-		fmt.Fprintf(b, "<details><summary>Every gate item (%d)</summary>\n\n| Gate | Item |\n|---|---|\n%s\n\n</details>\n\n", len(rows), strings.Join(rows, "\n"))
+		more := ""
+		if total > len(rows) {
+			more = fmt.Sprintf("\n\n%d more item(s): the job summary lists them all.", total-len(rows))
+		}
+		fmt.Fprintf(b, "<details><summary>Every gate item (%d)</summary>\n\n| Gate | Item |\n|---|---|\n%s%s\n\n</details>\n\n", total, strings.Join(rows, "\n"), more)
 	}
 }
 
-// gateInline is how many items a gate line names before the rest go to the table.
-const gateInline = 3
+// gateInline is how many items a gate line names before the rest go to the table;
+// gateItemLimit bounds one item (a logical id can be long).
+const (
+	gateInline    = 3
+	gateItemLimit = 300
+)
 
 // ApprovedBy says who approved failing gates, without @-mentions (a comment edited on every
 // push must not notify anyone): "approved by bob (label cdkbot/approve-destructive)".
@@ -230,7 +264,7 @@ func gateItems(g review.Gate) string {
 	}
 	escaped := make([]string, len(items))
 	for i, it := range items {
-		escaped[i] = mdText(it)
+		escaped[i] = mdText(truncate(it, gateItemLimit))
 	}
 	return strings.Join(escaped, "; ") + more
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdkbot/cdkbot/internal/aspects"
+	"github.com/cdkbot/cdkbot/internal/cfndiff"
 	"github.com/cdkbot/cdkbot/internal/review"
 )
 
@@ -59,5 +61,37 @@ func TestLongGateListsCollapse(t *testing.T) {
 	if !strings.Contains(out, "Bucket2 \\(AWS::S3::Bucket\\) in Data and 9 more (all 12 in the table below)") || strings.Contains(out, "Bucket3 \\(AWS::S3::Bucket\\) in Data;") ||
 		!strings.Contains(out, "<summary>Every gate item (12)</summary>") || strings.Count(out, "| <code>destroy</code> |") != 12 {
 		t.Errorf("collapse:\n%s", out)
+	}
+}
+
+// Every section is bounded: 1,000-character logical ids in 300 replaced resources, gate items
+// and policy violations still render within the smallest comment budget, so a comment arrives.
+func TestHostileReportFitsTheSmallestBudget(t *testing.T) {
+	long := strings.Repeat("L", 1000)
+	var resources []*cfndiff.ResourceChange
+	var items []string
+	var violations []aspects.Violation
+	for i := range 300 {
+		id := fmt.Sprintf("%s%d", long, i)
+		resources = append(resources, &cfndiff.ResourceChange{LogicalID: id, OldType: "AWS::S3::Bucket", NewType: "AWS::S3::Bucket", Impact: cfndiff.Replace})
+		items = append(items, id+" (AWS::S3::Bucket) in Data")
+		violations = append(violations, aspects.Violation{Rule: "retain-stateful", Severity: "error", Stack: "Data", Path: "Data/" + id, Message: long})
+	}
+	rep := &review.Report{Key: "k", OverrideLabel: "ok", Notes: []string{long + long},
+		Stacks: []*cfndiff.StackDiff{{ID: "Data", StackName: "Data", DisplayName: "Data", Status: cfndiff.StackChanged, Diff: &cfndiff.TemplateDiff{Resources: resources}}},
+		Gates:  []review.Gate{{Name: "replace", Triggered: true, Enforced: true, Items: items}},
+		Policy: &aspects.Report{Violations: violations},
+	}
+	for _, budget := range []int{8 << 10, 16 << 10, 32 << 10} {
+		var b strings.Builder
+		if err := ReviewMarkdown(&b, rep, budget); err != nil {
+			t.Fatal(err)
+		}
+		if b.Len() > budget {
+			t.Errorf("budget %d: %d bytes", budget, b.Len())
+		}
+		if !strings.Contains(b.String(), "### cdkbot review: ") || !strings.Contains(b.String(), "**Blocked by `replace`**") {
+			t.Errorf("budget %d: the headline or the verdict is missing", budget)
+		}
 	}
 }
