@@ -96,6 +96,12 @@ func New(o Options) (*Client, error) {
 	return &Client{gh: gh, http: hc, owner: o.Owner, repo: o.Repo, graphqlURL: gql}, nil
 }
 
+// maxPages bounds every listing (100 pages of 100: 10,000 comments, events or reviews): a
+// server that keeps answering with a next page cannot keep cdkbot reading forever.
+const maxPages = 100
+
+var errTooManyPages = fmt.Errorf("GitHub kept answering with a next page after %d pages; stopped reading", maxPages)
+
 // idempotentKey marks a request that may be sent again whatever happened to the first (a
 // GraphQL query, minimizing a comment).
 type idempotentKey struct{}

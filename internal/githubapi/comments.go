@@ -90,7 +90,10 @@ func (c *Client) Minimize(ctx context.Context, nodeID string) error {
 func (c *Client) ownComments(ctx context.Context, number int, ours func(body string) bool) ([]*github.IssueComment, error) {
 	var mine []*github.IssueComment
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
+	for pages := 1; ; pages++ {
+		if pages > maxPages {
+			return nil, errTooManyPages
+		}
 		page, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, number, opts)
 		if err != nil {
 			return nil, fmt.Errorf("list comments of #%d: %w", number, err)

@@ -323,3 +323,15 @@ func TestLostAnswersOfDeploymentsAndIssues(t *testing.T) {
 		t.Errorf("second report %+v %v", res, err)
 	}
 }
+
+// A server that always has another page is read 100 pages deep, then refused, not forever.
+func TestEndlessPagination(t *testing.T) {
+	srv := ghserver.New(t, token)
+	srv.EndlessPages = true
+	srv.Add(3, "bob", "hi")
+	var sleeps []time.Duration
+	_, err := client(t, srv, token, &sleeps).UpsertComment(context.Background(), 3, "<!-- cdkbot:{\"key\":\"k\"} --> x", func(string) bool { return true })
+	if err == nil || !strings.Contains(err.Error(), "kept answering with a next page after 100 pages") || srv.Count("issues/list-comments") != 100 {
+		t.Errorf("%v after %d pages", err, srv.Count("issues/list-comments"))
+	}
+}

@@ -46,7 +46,10 @@ type LabelEvent struct {
 func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, error) {
 	var out []LabelEvent
 	opts := &github.ListOptions{PerPage: 100}
-	for {
+	for pages := 1; ; pages++ {
+		if pages > maxPages {
+			return nil, errTooManyPages
+		}
 		page, resp, err := c.gh.Issues.ListIssueEvents(ctx, c.owner, c.repo, number, opts)
 		if err != nil {
 			return nil, fmt.Errorf("list the events of #%d: %w", number, err)
@@ -74,7 +77,10 @@ type Review struct {
 func (c *Client) Reviews(ctx context.Context, number int) ([]Review, error) {
 	var out []Review
 	opts := &github.ListOptions{PerPage: 100}
-	for {
+	for pages := 1; ; pages++ {
+		if pages > maxPages {
+			return nil, errTooManyPages
+		}
 		page, resp, err := c.gh.PullRequests.ListReviews(ctx, c.owner, c.repo, number, opts)
 		if err != nil {
 			return nil, fmt.Errorf("list the reviews of #%d: %w", number, err)

@@ -161,6 +161,8 @@ type Server struct {
 	Deployments []*Deployment
 	Issues      []*Issue
 	PerPage     int
+	// EndlessPages answers every list with a Link to a next page, forever (a faulty server).
+	EndlessPages bool
 	// Operations counts requests by operationId (e.g. "issues/create-comment").
 	Operations map[string]int
 	nextID     int64
@@ -577,7 +579,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, all []any) {
 		page = 1
 	}
 	start, end := min((page-1)*per, len(all)), min(page*per, len(all))
-	if end < len(all) {
+	if end < len(all) || s.EndlessPages {
 		next := *r.URL
 		q := next.Query()
 		q.Set("page", strconv.Itoa(page+1))
