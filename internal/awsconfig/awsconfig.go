@@ -7,12 +7,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -29,6 +32,10 @@ type Options struct {
 	MaxAttempts int
 	// SessionName names assumed-role sessions in CloudTrail. Zero means "cdkbot".
 	SessionName string
+	// ConnectTimeout and ResponseTimeout bound every request: connecting, and waiting for the
+	// answer's headers once the request (with its body) is sent, so an endpoint that never
+	// answers fails the request instead of hanging it. Zero means 10 s and 2 min.
+	ConnectTimeout, ResponseTimeout time.Duration
 }
 
 // Load reads the standard AWS configuration chain. Credentials are resolved lazily, on the
@@ -38,7 +45,21 @@ func Load(ctx context.Context, o Options) (aws.Config, error) {
 	if attempts == 0 {
 		attempts = 8
 	}
+	connect, response := o.ConnectTimeout, o.ResponseTimeout
+	if connect == 0 {
+		connect = 10 * time.Second
+	}
+	if response == 0 {
+		response = 2 * time.Minute
+	}
+	client := awshttp.NewBuildableClient().
+		WithDialerOptions(func(d *net.Dialer) { d.Timeout = connect }).
+		WithTransportOptions(func(t *http.Transport) {
+			t.TLSHandshakeTimeout = connect
+			t.ResponseHeaderTimeout = response
+		})
 	opts := []func(*config.LoadOptions) error{
+		config.WithHTTPClient(client),
 		config.WithRetryer(func() aws.Retryer {
 			return retry.NewStandard(func(so *retry.StandardOptions) {
 				so.MaxAttempts = attempts

@@ -2,8 +2,10 @@ package awsconfig
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cdkbot/cdkbot/internal/testutil/moto"
 )
@@ -51,5 +53,34 @@ func TestSessionsAssumeEachRoleOnce(t *testing.T) {
 	// One GetCallerIdentity and one AssumeRole: five uses of the role, one session.
 	if assumes != 2 {
 		t.Errorf("STS calls: %d, want 2 (%v)", assumes, proxy.Calls)
+	}
+}
+
+// An endpoint that accepts connections and never answers fails the request within the response
+// timeout (each attempt), instead of hanging publish or deploy forever.
+func TestUnansweredRequestsTimeOut(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	moto.Env(t, "http://"+l.Addr().String())
+	cfg, err := Load(context.Background(), Options{MaxAttempts: 2, ResponseTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = WhoAmI(context.Background(), cfg)
+	if err == nil || time.Since(start) > 10*time.Second {
+		t.Errorf("err %v after %s", err, time.Since(start))
 	}
 }
