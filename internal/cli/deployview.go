@@ -10,6 +10,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/deploy"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 	"github.com/cdkbot/cdkbot/internal/ghaction"
+	"github.com/cdkbot/cdkbot/internal/render"
 )
 
 // deployView shows a deployment as it happens, in the form that reads well where it runs: a
@@ -46,10 +47,12 @@ func newDeployView(w io.Writer, plan *deployplan.Plan, gha *ghaction.Runtime) *d
 	return v
 }
 
+// eventLine is one CloudFormation event for the log; every part comes from AWS or the
+// template, so it is cleaned of line breaks, escapes and bidi controls.
 func eventLine(e deploy.Event) string {
-	line := strings.TrimSpace(fmt.Sprintf("%s %s %s", e.Status, e.ResourceType, e.LogicalID))
+	line := strings.TrimSpace(fmt.Sprintf("%s %s %s", render.Clean(e.Status), render.Clean(e.ResourceType), render.Clean(e.LogicalID)))
 	if e.Reason != "" {
-		line += ": " + e.Reason
+		line += ": " + render.Clean(e.Reason)
 	}
 	return line
 }
@@ -66,7 +69,7 @@ func (v *deployView) event(e deploy.Event) {
 	case v.gha != nil:
 		v.events[e.Stack] = append(v.events[e.Stack], line)
 	default:
-		fmt.Fprintf(v.w, "cdkbot: %s | %s\n", e.Stack, line)
+		fmt.Fprintf(v.w, "cdkbot: %s | %s\n", render.Clean(e.Stack), line)
 	}
 }
 
@@ -80,9 +83,9 @@ func (v *deployView) line(stack, text string) {
 			r.last = text
 		}
 	case v.gha != nil:
-		v.events[stack] = append(v.events[stack], text)
+		v.events[stack] = append(v.events[stack], render.Clean(text))
 	default:
-		fmt.Fprintf(v.w, "cdkbot: %s: %s\n", stack, text)
+		fmt.Fprintf(v.w, "cdkbot: %s: %s\n", render.Clean(stack), render.Clean(text))
 	}
 }
 
@@ -97,7 +100,7 @@ func (v *deployView) progress(p deploy.Progress) {
 	case deploy.Publishing:
 		r.state, r.started = "publishing", time.Now()
 		if v.live == nil {
-			fmt.Fprintf(v.w, "cdkbot: %s: publishing its assets\n", p.Stack)
+			fmt.Fprintf(v.w, "cdkbot: %s: publishing its assets\n", render.Clean(p.Stack))
 		}
 	case deploy.Deploying:
 		r.state = "deploying"
@@ -105,7 +108,7 @@ func (v *deployView) progress(p deploy.Progress) {
 			r.started = time.Now()
 		}
 		if v.live == nil {
-			fmt.Fprintf(v.w, "cdkbot: %s: deploying\n", p.Stack)
+			fmt.Fprintf(v.w, "cdkbot: %s: deploying\n", render.Clean(p.Stack))
 		}
 	case deploy.Finished:
 		v.done++
@@ -117,12 +120,12 @@ func (v *deployView) progress(p deploy.Progress) {
 		if v.live != nil {
 			return
 		}
-		head := fmt.Sprintf("cdkbot: [%d/%d] %s: %s", v.done, v.total, p.Stack, o.Result)
+		head := fmt.Sprintf("cdkbot: [%d/%d] %s: %s", v.done, v.total, render.Clean(p.Stack), o.Result)
 		if o.Duration > 0 {
 			head += fmt.Sprintf(" (%s)", o.Duration.Round(100*time.Millisecond))
 		}
 		if o.Reason != "" {
-			head += ": " + o.Reason
+			head += ": " + render.Clean(o.Reason)
 		}
 		if v.gha == nil {
 			fmt.Fprintln(v.w, head)

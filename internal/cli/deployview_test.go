@@ -70,3 +70,27 @@ func TestDeployViewForEachPlace(t *testing.T) {
 		t.Errorf("live frame:\n%q", frame)
 	}
 }
+
+// A failure reason from AWS (or a logical id from the template) cannot start a log line of its
+// own: in Actions that line would run as a workflow command.
+func TestDeployViewNeutralisesHostileValues(t *testing.T) {
+	plan := &deployplan.Plan{Stacks: []deployplan.Stack{{ID: "Network"}}}
+	var actions bytes.Buffer
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push"}
+	rt, err := ghaction.New(func(k string) string { return env[k] }, &actions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newDeployView(&actions, plan, rt)
+	v.event(deploy.Event{Stack: "Network", LogicalID: "Vpc\n::warning::forged", ResourceType: "AWS::EC2::VPC", Status: "CREATE_FAILED",
+		Reason: "quota\n::error::forged\x1b[2J"})
+	v.progress(deploy.Progress{Stack: "Network", Phase: deploy.Finished, Outcome: &deploy.Outcome{Stack: "Network", Result: deploy.Failed}})
+	for _, line := range strings.Split(actions.String(), "\n") {
+		if strings.HasPrefix(line, "::warning::forged") || strings.HasPrefix(line, "::error::forged") || strings.Contains(line, "\x1b") {
+			t.Errorf("hostile value reached the log as %q", line)
+		}
+	}
+	if !strings.Contains(actions.String(), `CREATE_FAILED AWS::EC2::VPC Vpc\x0a::warning::forged: quota\x0a::error::forged\x1b[2J`) {
+		t.Errorf("log:\n%s", actions.String())
+	}
+}
