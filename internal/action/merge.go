@@ -29,6 +29,8 @@ type Merge struct {
 	// OnUnreviewed is "warn" or "refuse": what to do when a stack differs from what reviewers saw.
 	OnUnreviewed string
 	Gate         Gate // the approval rule and override label require-approval: broadening uses
+	// ShowOutputs puts stack output values in the pull request comments and the job summary.
+	ShowOutputs bool
 }
 
 // DeployOnMerge is the action on a push to the default branch: find the pull requests the push
@@ -43,7 +45,7 @@ func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
 	}
 	m := &merge{d: d, in: in}
 	m.prs = m.mergedPullRequests(ctx)
-	rep := &render.DeployReport{Key: "deploy/" + in.Key, Revision: in.After, RunURL: in.RunURL}
+	rep := &render.DeployReport{Key: "deploy/" + in.Key, Revision: in.After, RunURL: in.RunURL, ShowOutputs: in.ShowOutputs}
 	// Whatever stops the deploy before it starts is reported like a failed deploy: on the pull
 	// requests and in the failure issue, not only in the log.
 	stopped := func(err error) error {

@@ -317,7 +317,7 @@ func (r *actionRun) deploy(ctx context.Context) error {
 	}
 	return action.DeployOnMerge(ctx, action.Deps{GitHub: gh, Runner: r.rt, Deployer: dep}, action.Merge{Branch: push.Branch,
 		DefaultBranch: push.DefaultBranch, After: push.After, Commits: push.Commits, Key: r.rt.Key(r.workdir), RunURL: r.rt.RunURL(),
-		OnUnreviewed: onUnreviewed, Gate: gate})
+		OnUnreviewed: onUnreviewed, Gate: gate, ShowOutputs: r.rt.Input("show-outputs") == "true"})
 }
 
 // actionDeployer is `cdkbot deploy` configured from the inputs and the configuration file.

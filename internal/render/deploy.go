@@ -24,6 +24,9 @@ type DeployReport struct {
 	Refused string
 	// Seconds is the wall time of the run: publishing and deploying every stack.
 	Seconds float64
+	// ShowOutputs puts stack output values in the Markdown (a PR comment is public to everyone
+	// who reads the repository); otherwise only their names, and where the values are.
+	ShowOutputs bool
 }
 
 // DeployCounts totals the results.
@@ -184,7 +187,11 @@ func DeployMarkdown(w io.Writer, r DeployReport) error {
 		ew.printf("<details><summary>Stack outputs</summary>\n\n| Stack | Output | Value |\n|---|---|---|\n")
 		for _, o := range r.Outcomes {
 			for _, k := range slices.Sorted(maps.Keys(o.Outputs)) {
-				ew.printf("| %s | %s | %s |\n", mdCode(o.Stack, 200), mdCode(k, 200), mdCode(o.Outputs[k], 1000))
+				value := "<i>hidden: in the outputs-file of the run (show-outputs: true shows values here)</i>"
+				if r.ShowOutputs {
+					value = mdCode(o.Outputs[k], 1000)
+				}
+				ew.printf("| %s | %s | %s |\n", mdCode(o.Stack, 200), mdCode(k, 200), value)
 			}
 		}
 		ew.printf("\n</details>\n\n")

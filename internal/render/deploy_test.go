@@ -54,3 +54,15 @@ func TestDeployReportGoldens(t *testing.T) {
 		t.Errorf("refused:\n%s", md.String())
 	}
 }
+
+// Output values reach the Markdown only when the team asks for them.
+func TestDeployOutputsShownOnRequest(t *testing.T) {
+	rep := DeployReport{Outcomes: []deployplan.Outcome{{Stack: "Network", Result: deployplan.Deployed, Outputs: map[string]string{"DbPassword": "hunter2"}}}}
+	var hidden, shown bytes.Buffer
+	DeployMarkdown(&hidden, rep)
+	rep.ShowOutputs = true
+	DeployMarkdown(&shown, rep)
+	if strings.Contains(hidden.String(), "hunter2") || !strings.Contains(hidden.String(), "DbPassword") || !strings.Contains(shown.String(), "hunter2") {
+		t.Errorf("hidden:\n%s\nshown:\n%s", hidden.String(), shown.String())
+	}
+}
