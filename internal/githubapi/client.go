@@ -102,6 +102,27 @@ const maxPages = 100
 
 var errTooManyPages = fmt.Errorf("GitHub kept answering with a next page after %d pages; stopped reading", maxPages)
 
+// listAll reads every page of a listing (100 items a page, at most maxPages pages), oldest
+// first; fetch reads page number page (0 is the first).
+func listAll[T any](fetch func(page int) ([]T, *github.Response, error)) ([]T, error) {
+	var out []T
+	page := 0
+	for pages := 1; ; pages++ {
+		if pages > maxPages {
+			return nil, errTooManyPages
+		}
+		items, resp, err := fetch(page)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		page = resp.NextPage
+	}
+}
+
 // idempotentKey marks a request that may be sent again whatever happened to the first (a
 // GraphQL query, minimizing a comment).
 type idempotentKey struct{}

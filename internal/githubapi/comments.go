@@ -88,33 +88,27 @@ func (c *Client) Minimize(ctx context.Context, nodeID string) error {
 // ownComments lists, oldest first across all pages, the comments of issue or pull request
 // number written by the token's own identity that ours accepts.
 func (c *Client) ownComments(ctx context.Context, number int, ours func(body string) bool) ([]*github.IssueComment, error) {
-	var mine []*github.IssueComment
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for pages := 1; ; pages++ {
-		if pages > maxPages {
-			return nil, errTooManyPages
-		}
-		page, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list comments of #%d: %w", number, err)
-		}
-		for _, cm := range page {
-			if !ours(cm.GetBody()) {
-				continue
-			}
-			ok, err := c.isMine(ctx, cm.GetUser().GetLogin())
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				mine = append(mine, cm)
-			}
-		}
-		if resp.NextPage == 0 {
-			return mine, nil
-		}
-		opts.Page = resp.NextPage
+	all, err := listAll(func(page int) ([]*github.IssueComment, *github.Response, error) {
+		return c.gh.Issues.ListComments(ctx, c.owner, c.repo, number, &github.IssueListCommentsOptions{
+			ListOptions: github.ListOptions{PerPage: 100, Page: page}})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list comments of #%d: %w", number, err)
 	}
+	var mine []*github.IssueComment
+	for _, cm := range all {
+		if !ours(cm.GetBody()) {
+			continue
+		}
+		ok, err := c.isMine(ctx, cm.GetUser().GetLogin())
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			mine = append(mine, cm)
+		}
+	}
+	return mine, nil
 }
 
 // OwnCommentBodies returns the bodies of the token's own comments on number that ours accepts,

@@ -44,26 +44,19 @@ type LabelEvent struct {
 
 // LabelEvents lists, oldest first across all pages, who applied which label to number.
 func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, error) {
-	var out []LabelEvent
-	opts := &github.ListOptions{PerPage: 100}
-	for pages := 1; ; pages++ {
-		if pages > maxPages {
-			return nil, errTooManyPages
-		}
-		page, resp, err := c.gh.Issues.ListIssueEvents(ctx, c.owner, c.repo, number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list the events of #%d: %w", number, err)
-		}
-		for _, e := range page {
-			if e.GetEvent() == "labeled" {
-				out = append(out, LabelEvent{Label: e.GetLabel().GetName(), Actor: e.GetActor().GetLogin()})
-			}
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
+	all, err := listAll(func(page int) ([]*github.IssueEvent, *github.Response, error) {
+		return c.gh.Issues.ListIssueEvents(ctx, c.owner, c.repo, number, &github.ListOptions{PerPage: 100, Page: page})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the events of #%d: %w", number, err)
 	}
+	var out []LabelEvent
+	for _, e := range all {
+		if e.GetEvent() == "labeled" {
+			out = append(out, LabelEvent{Label: e.GetLabel().GetName(), Actor: e.GetActor().GetLogin()})
+		}
+	}
+	return out, nil
 }
 
 // Review is a pull request review's verdict.
@@ -75,24 +68,17 @@ type Review struct {
 
 // Reviews lists the reviews of pull request number, oldest first across all pages.
 func (c *Client) Reviews(ctx context.Context, number int) ([]Review, error) {
-	var out []Review
-	opts := &github.ListOptions{PerPage: 100}
-	for pages := 1; ; pages++ {
-		if pages > maxPages {
-			return nil, errTooManyPages
-		}
-		page, resp, err := c.gh.PullRequests.ListReviews(ctx, c.owner, c.repo, number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list the reviews of #%d: %w", number, err)
-		}
-		for _, r := range page {
-			out = append(out, Review{User: r.GetUser().GetLogin(), State: r.GetState(), CommitID: r.GetCommitID()})
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
+	all, err := listAll(func(page int) ([]*github.PullRequestReview, *github.Response, error) {
+		return c.gh.PullRequests.ListReviews(ctx, c.owner, c.repo, number, &github.ListOptions{PerPage: 100, Page: page})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the reviews of #%d: %w", number, err)
 	}
+	var out []Review
+	for _, r := range all {
+		out = append(out, Review{User: r.GetUser().GetLogin(), State: r.GetState(), CommitID: r.GetCommitID()})
+	}
+	return out, nil
 }
 
 // Permission is login's permission on the repository: admin, maintain, write, triage, read or
