@@ -167,7 +167,7 @@ func (v *deployView) frame() []string {
 		case !r.started.IsZero():
 			t = time.Since(r.started).Round(time.Second).String()
 		}
-		lines = append(lines, strings.TrimRight(fmt.Sprintf("%-10s %-*s %7s  %s", r.state, width, r.id, t, truncateLine(r.last, 100)), " "))
+		lines = append(lines, strings.TrimRight(fmt.Sprintf("%-10s %-*s %7s  %s", r.state, width, render.Clean(r.id), t, truncateLine(render.Clean(r.last), 100)), " "))
 	}
 	return lines
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/cdkbot/cdkbot/internal/render"
 	"io"
 	"os"
 	"strings"
@@ -130,7 +131,7 @@ func (d *liveDisplay) stop() { d.paint.stop() }
 func (d *liveDisplay) frame() []string {
 	lines := make([]string, 0, len(d.rows))
 	for _, r := range d.rows {
-		line := fmt.Sprintf("%-10s %.12s → %s", r.state, r.asset, r.destination)
+		line := fmt.Sprintf("%-10s %.12s → %s", r.state, render.Clean(r.asset), render.Clean(r.destination))
 		switch {
 		case r.state == publish.Uploading && r.total > 0:
 			line += fmt.Sprintf("  %s / %s (%d%%)", mib(r.sent), mib(r.total), r.sent*100/r.total)

@@ -162,14 +162,14 @@ func progressPrinter(w io.Writer, plan *publishplan.Plan) func(publish.Event) {
 	return func(e publish.Event) {
 		switch e.State {
 		case publish.Packaging:
-			fmt.Fprintf(w, "cdkbot: zipping %.12s\n", e.Asset)
+			fmt.Fprintf(w, "cdkbot: zipping %.12s\n", render.Clean(e.Asset))
 		case publish.Uploading:
 			if e.Sent == 0 {
-				fmt.Fprintf(w, "cdkbot: uploading %.12s → %s (%d bytes)\n", e.Asset, e.Destination, e.Bytes)
+				fmt.Fprintf(w, "cdkbot: uploading %.12s → %s (%d bytes)\n", render.Clean(e.Asset), render.Clean(e.Destination), e.Bytes)
 			}
 		case publish.Published, publish.Present, publish.Missing, publish.Failed:
 			done++
-			fmt.Fprintf(w, "cdkbot: [%d/%d] %.12s → %s: %s\n", done, total, e.Asset, e.Destination, e.State)
+			fmt.Fprintf(w, "cdkbot: [%d/%d] %.12s → %s: %s\n", done, total, render.Clean(e.Asset), render.Clean(e.Destination), e.State)
 		}
 	}
 }
