@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"github.com/cdkbot/cdkbot/internal/render"
 	"io"
 	"os"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cdkbot/cdkbot/internal/publish"
+	"github.com/cdkbot/cdkbot/internal/render"
 )
 
 // isTerminal is true when w is an interactive terminal that understands cursor movement.
