@@ -108,15 +108,20 @@ func (e *BootstrapError) Error() string {
 	return fmt.Sprintf("%s is %s; this assembly needs version %d or later: run `cdk bootstrap %s`", e.Env, have, e.Need, e.Env)
 }
 
+// limit is the time one stack may take, for publishing its assets and again for deploying it.
+func (d *Deployer) limit() time.Duration {
+	if d.Timeout == 0 {
+		return time.Hour
+	}
+	return d.Timeout
+}
+
 // Deploy deploys one stack of the plan.
 func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, error) {
 	start := time.Now()
 	out := Outcome{Stack: s.ID, Result: Failed}
 	var calls atomic.Int64
-	limit := d.Timeout
-	if limit == 0 {
-		limit = time.Hour
-	}
+	limit := d.limit()
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -26,7 +27,14 @@ func (d *Deployer) Run(ctx context.Context, p *deployplan.Plan) ([]Outcome, erro
 		}
 		if d.BeforeStack != nil {
 			d.progress(Progress{Stack: s.ID, Phase: Publishing})
-			if err := d.BeforeStack(ctx, s); err != nil {
+			// --timeout bounds publishing too: an asset upload that never ends fails its stack.
+			pctx, cancel := context.WithTimeout(ctx, d.limit())
+			err := d.BeforeStack(pctx, s)
+			cancel()
+			if err != nil {
+				if errors.Is(err, context.DeadlineExceeded) {
+					err = fmt.Errorf("not published within %s (--timeout): %w", d.limit(), err)
+				}
 				err = fmt.Errorf("stack %s (%s): publish its assets: %w", s.ID, s.Env, err)
 				return timed(Outcome{Stack: s.ID, Result: Failed, Error: err.Error()}, err)
 			}

@@ -217,3 +217,26 @@ func TestPollerSchedule(t *testing.T) {
 		}
 	}
 }
+
+// --timeout bounds publishing as well: an asset upload that never ends fails its stack (and
+// skips its dependents) instead of holding the deploy forever.
+func TestPublishingIsBoundedByTheTimeout(t *testing.T) {
+	d := &Deployer{Timeout: 50 * time.Millisecond, BeforeStack: func(ctx context.Context, s deployplan.Stack) error {
+		<-ctx.Done() // an upload whose endpoint never answers
+		return ctx.Err()
+	}}
+	plan := &deployplan.Plan{Stacks: []deployplan.Stack{{ID: "A"}, {ID: "B", DependsOn: []string{"A"}}}}
+	done := make(chan []Outcome)
+	go func() {
+		out, _ := d.Run(context.Background(), plan)
+		done <- out
+	}()
+	select {
+	case out := <-done:
+		if out[0].Result != Failed || !strings.Contains(out[0].Error, "not published within 50ms (--timeout)") || out[1].Result != Skipped {
+			t.Errorf("outcomes: %+v", out)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("publishing was not bounded")
+	}
+}
