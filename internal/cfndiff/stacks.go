@@ -198,8 +198,16 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 			deployed[sd.Environment][sd.ID] = sd.oldT
 		}
 	}
+	users := map[string]map[string][]string{} // environment → export name → importing stacks, as deployed
 	for _, sd := range out {
-		sd.ExportsInUse = exportsInUse(sd.ID, changedExports(sd.Diff, sd.oldT, sd.newT), importers(deployed[sd.Environment]))
+		changed := changedExports(sd.Diff, sd.oldT, sd.newT)
+		if len(changed) == 0 {
+			continue
+		}
+		if users[sd.Environment] == nil {
+			users[sd.Environment] = importers(deployed[sd.Environment])
+		}
+		sd.ExportsInUse = exportsInUse(sd.ID, changed, users[sd.Environment])
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
