@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // decodeGeneric parses JSON into generic values (numbers kept as json.Number, as the schema
@@ -49,7 +48,7 @@ func duplicateKey(data []byte) (string, int64, bool) {
 		}
 		f := stack[len(stack)-1]
 		if f.object {
-			return f.path + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(f.key)
+			return f.path + "/" + pointerEscaper.Replace(f.key)
 		}
 		return fmt.Sprintf("%s/%d", f.path, f.index)
 	}

@@ -72,9 +72,13 @@ func exportNames(t *cfn.Object) map[string]string {
 
 // changedExports are a stack's exports whose value changes or that disappear, by export name.
 func changedExports(d *TemplateDiff, oldT, newT *cfn.Object) map[string]string {
+	oldNames := exportNames(oldT)
+	if len(oldNames) == 0 {
+		return nil // exported nothing: nothing of it can be in use
+	}
 	changed := outputChanges(d, oldT, newT)
 	out := map[string]string{}
-	oldNames, newNames := exportNames(oldT), exportNames(newT)
+	newNames := exportNames(newT)
 	for key, name := range oldNames {
 		switch {
 		case newNames[key] != name:

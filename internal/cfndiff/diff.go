@@ -523,7 +523,11 @@ func propagate(changes []*ResourceChange, byID map[string]*ResourceChange, spec 
 		}
 	}
 	// Inputs from other stacks that change seed the spread like a replaced resource would.
+	hasInputs := len(opts.ChangedExports)+len(opts.ChangedOutputs)+len(opts.ChangedParameters) > 0
 	for _, rc := range changes {
+		if !hasInputs {
+			break
+		}
 		if !rc.oldPresent || !rc.newPresent || rc.typeChanged() {
 			continue
 		}

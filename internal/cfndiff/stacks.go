@@ -268,7 +268,7 @@ func diffStackPair(oa *assembly.Assembly, os *assembly.Stack, na *assembly.Assem
 // value edited in the parent, or reading a resource the parent replaces, changes every nested
 // resource that Refs it. A nested stack so affected is diffed again, and so on down.
 func passParameters(parent *StackDiff, opts Options, depth int) {
-	if depth > maxNestedDepth {
+	if depth > maxNestedDepth || len(parent.Nested) == 0 {
 		return
 	}
 	replaced := map[string]string{}
