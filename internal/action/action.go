@@ -51,6 +51,7 @@ type PullRequests interface {
 	Reviews(ctx context.Context, number int) ([]githubapi.Review, error)
 	Permission(ctx context.Context, login string) (string, error)
 	MergedPullRequests(ctx context.Context, base string, shas []string) ([]githubapi.MergedPullRequest, error)
+	OpenPullRequestsFor(ctx context.Context, owner, branch string) ([]githubapi.PullRequest, error)
 }
 
 // Deployments records deployments in GitHub's Deployments API.

@@ -164,6 +164,10 @@ func (m *merge) unreviewed(ctx context.Context, a *assembly.Assembly, policy *as
 			continue
 		}
 		mk, _ := render.ParseMarker(bodies[len(bodies)-1])
+		if mk.Unverified {
+			lines = append(lines, fmt.Sprintf("#%d was reviewed in a fork's workflow, whose report cdkbot cannot verify", pr.Number))
+			continue
+		}
 		where := fmt.Sprintf("#%d at %s", pr.Number, shortSHA(mk.HeadSHA))
 		if mk.HeadSHA != "" && pr.HeadSHA != "" && mk.HeadSHA != pr.HeadSHA {
 			lines = append(lines, fmt.Sprintf("#%d merged %s, but its review is of %s", pr.Number, shortSHA(pr.HeadSHA), shortSHA(mk.HeadSHA)))

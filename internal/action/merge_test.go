@@ -1,7 +1,10 @@
 package action
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -67,5 +70,33 @@ func TestDeployApprovalUsesTheReviewRule(t *testing.T) {
 	}
 	if len(dep.approved) != 2 || dep.approved[0] || !dep.approved[1] || !strings.Contains(r.String(), "#7 approved by bob (label "+label+")") {
 		t.Errorf("approved %v\n%s", dep.approved, r)
+	}
+}
+
+// A review re-rendered from a fork's report is data the fork's author controlled: the deploy does
+// not count it as what was reviewed.
+func TestForkReviewIsNotTakenAsReviewed(t *testing.T) {
+	dir := "../cli/demo/after"
+	a, err := assembly.Load(os.DirFS(dir), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashes, _ := review.TemplateHashes(a, nil)
+	srv := ghserver.New(t, "ghs_x")
+	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "mallory", HeadSHA: "h7", BaseRef: "main", HeadRef: "t", MergedAt: "2026-11-20T10:00:00Z"}
+	srv.CommitPulls["c1"] = []int{7}
+	var fork bytes.Buffer
+	raw, _ := json.Marshal(map[string]any{"templateHashes": hashes, "gates": []any{}, "diff": map[string]any{"stacks": []any{}}})
+	if err := render.ForkReviewMarkdown(&fork, raw, "cdk/review/.", "h7", 0); err != nil {
+		t.Fatal(err)
+	}
+	srv.Add(7, "github-actions[bot]", fork.String())
+	gh, _ := githubapi.New(githubapi.Options{Token: "ghs_x", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
+	r := &recorder{}
+	dep := &fakeDeployer{a: a, require: "never"}
+	err = DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, Merge{Branch: "main", DefaultBranch: "main", After: "c1",
+		Commits: []string{"c1"}, Key: "cdk/review/.", OnUnreviewed: "refuse"})
+	if !errors.Is(err, ErrBlocked) || !r.has("#7 was reviewed in a fork's workflow, whose report cdkbot cannot verify") || len(dep.approved) != 0 {
+		t.Errorf("%v\n%s", err, r)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cdkbot/cdkbot/internal/ghaction"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
@@ -375,16 +376,54 @@ func ReviewMergeGroup(ctx context.Context, d Deps, in MergeGroupReview) error {
 	return verdict(d.Runner, rep)
 }
 
-// PostSavedReport posts a review a fork's pull request left as a report file, from a trusted
-// workflow whose token can write.
-func PostSavedReport(ctx context.Context, d Deps, r SavedReport) error {
-	res, err := d.GitHub.UpsertComment(ctx, r.PullRequest, r.Comment, func(body string) bool {
-		key, ok := render.MarkerKey(body)
-		return ok && key == r.Key
+// PostSavedReport posts the review a fork's pull request left as a report file, from a trusted
+// workflow_run job whose token can write. The file is data the fork's author controlled: it is
+// posted only on the pull request of the run that triggered this job, for that run's head
+// commit, and the comment is re-rendered from its structured review (never its Markdown), with a
+// marker flagged unverified, so the deploy flow does not count it as reviewed.
+func PostSavedReport(ctx context.Context, d Deps, r SavedReport, run ghaction.WorkflowRun) error {
+	number := 0
+	for _, pr := range run.PullRequests {
+		if pr.HeadSHA == run.HeadSHA {
+			number = pr.Number
+		}
+	}
+	if number == 0 && run.HeadOwner != "" && run.HeadBranch != "" {
+		// GitHub names no pull request on runs from forks: find it by its head.
+		prs, err := d.GitHub.OpenPullRequestsFor(ctx, run.HeadOwner, run.HeadBranch)
+		if err != nil {
+			return err
+		}
+		for _, pr := range prs {
+			if pr.HeadSHA == run.HeadSHA {
+				number = pr.Number
+			}
+		}
+	}
+	switch {
+	case number == 0:
+		return &InputError{Msg: fmt.Sprintf("no open pull request has the triggering run's head %s: nothing posted", shortSHA(run.HeadSHA))}
+	case r.PullRequest != number:
+		return &InputError{Msg: fmt.Sprintf("the report names pull request #%d, but the triggering run is of #%d: nothing posted", r.PullRequest, number)}
+	}
+	if m, ok := render.ParseMarker(r.Comment); !ok || m.HeadSHA != run.HeadSHA {
+		return &InputError{Msg: fmt.Sprintf("the report is not of the triggering run's head %s: nothing posted", shortSHA(run.HeadSHA))}
+	}
+	key := r.Key
+	if len(key) > 200 || strings.ContainsAny(key, "\n\r<>") {
+		return &InputError{Msg: "the report's key is not one cdkbot writes: nothing posted"}
+	}
+	var body bytes.Buffer
+	if err := render.ForkReviewMarkdown(&body, r.Review, key, run.HeadSHA, render.GitHubCommentLimit-1024); err != nil {
+		return &InputError{Msg: err.Error()}
+	}
+	res, err := d.GitHub.UpsertComment(ctx, number, body.String(), func(b string) bool {
+		k, ok := render.MarkerKey(b)
+		return ok && k == key
 	})
 	if err != nil {
 		return err
 	}
-	d.Runner.Notice("cdkbot: review comment %s on #%d (%s)", res.Action, r.PullRequest, res.URL)
+	d.Runner.Notice("cdkbot: review comment %s on #%d (%s), re-rendered from the fork's report", res.Action, number, res.URL)
 	return nil
 }

@@ -283,7 +283,12 @@ func runActionComment(ctx context.Context, streams IO, path string) error {
 	if err != nil {
 		return err
 	}
-	return action.PostSavedReport(ctx, action.Deps{GitHub: gh, Runner: rt}, r)
+	run, ok := rt.WorkflowRun()
+	if !ok {
+		return usagef("cdkbot action comment posts a fork's report from a job triggered by workflow_run (the event is %q): "+
+			"only that event says which pull request and commit the report may be for", rt.EventName())
+	}
+	return action.PostSavedReport(ctx, action.Deps{GitHub: gh, Runner: rt}, r, run)
 }
 
 // deploy wires the merge flow: the push, the inputs, and a deployer over `cdkbot deploy`.

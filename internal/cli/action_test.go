@@ -194,6 +194,8 @@ func TestActionForkPullRequestDoesNotWrite(t *testing.T) {
 	fork := realEvent(t, "pull_request", "opened", func(p map[string]any) {
 		p["number"] = 42
 		set(p, "pull_request.number", 42)
+		set(p, "pull_request.head.sha", "f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0")
+		set(p, "pull_request.head.ref", "topic")
 		set(p, "pull_request.head.repo.full_name", "mallory/shop")
 		set(p, "pull_request.head.repo.fork", true)
 		set(p, "pull_request.base.repo.full_name", "acme/shop")
@@ -209,11 +211,54 @@ func TestActionForkPullRequestDoesNotWrite(t *testing.T) {
 	if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), "### cdkbot review:") {
 		t.Error("the review must still reach the job summary")
 	}
-	// The trusted workflow posts the saved report.
+	// The trusted workflow_run job posts the saved report: on the pull request of the run that
+	// triggered it (GitHub names none for forks: found by head), re-rendered from its data.
 	report := filepath.Join(os.Getenv("RUNNER_TEMP"), "cdkbot-report.json")
+	srv.Pulls[42] = &ghserver.PullRequest{Number: 42, Author: "mallory", HeadSHA: "f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0", HeadRef: "topic",
+		HeadRepo: "mallory/shop", BaseRef: "main", BaseSHA: "b0"}
+	runEvent := func(head string) string {
+		return realEvent(t, "workflow_run", "completed", func(p map[string]any) {
+			set(p, "workflow_run.event", "pull_request")
+			set(p, "workflow_run.head_sha", head)
+			set(p, "workflow_run.head_branch", "topic")
+			set(p, "workflow_run.head_repository.owner.login", "mallory")
+			set(p, "workflow_run.pull_requests", []any{})
+		})
+	}
+	temp := os.Getenv("RUNNER_TEMP")
+	actionEnv(t, srv, actionToken, "workflow_run", runEvent("f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0"))
+	t.Setenv("RUNNER_TEMP", temp)
+	raw, _ := os.ReadFile(report)
+	var saved map[string]any
+	json.Unmarshal(raw, &saved)
+	saved["comment"] = saved["comment"].(string) + "\n@everyone ![x](https://evil.test/x.png) [log in](https://evil.test)"
+	writeJSONFile(t, report, saved)
 	code, stdout, stderr := run(t, "action", "comment", "--report", report)
 	if code != ExitOK || len(srv.Comments[42]) != 1 {
 		t.Fatalf("comment --report: %d %s %s", code, stdout, stderr)
+	}
+	body := srv.Body(42)
+	if !strings.Contains(body, `"unverified":true`) || !strings.Contains(body, "comes from a fork") || strings.Contains(body, "evil.test") ||
+		strings.Contains(body, "@everyone") || !strings.Contains(body, "**Blocked by `destroy-stateful`**") {
+		t.Errorf("re-rendered comment:\n%s", body)
+	}
+	// A report for another pull request, or from another run's commit, is refused.
+	saved["pullRequest"] = 43.0
+	writeJSONFile(t, report, saved)
+	if code, _, stderr := run(t, "action", "comment", "--report", report); code != ExitUsage || !strings.Contains(stderr, "names pull request #43, but the triggering run is of #42") {
+		t.Errorf("another PR: exit %d %s", code, stderr)
+	}
+	saved["pullRequest"] = 42.0
+	writeJSONFile(t, report, saved)
+	actionEnv(t, srv, actionToken, "workflow_run", runEvent("e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1"))
+	t.Setenv("RUNNER_TEMP", temp)
+	if code, _, stderr := run(t, "action", "comment", "--report", report); code != ExitUsage || !strings.Contains(stderr, "no open pull request has the triggering run's head e1e1e1e") {
+		t.Errorf("another commit: exit %d %s", code, stderr)
+	}
+	// Only a workflow_run job can post one.
+	actionEnv(t, srv, actionToken, "pull_request", fork)
+	if code, _, stderr := run(t, "action", "comment", "--report", report); code != ExitUsage || !strings.Contains(stderr, "from a job triggered by workflow_run") {
+		t.Errorf("not workflow_run: exit %d %s", code, stderr)
 	}
 }
 

@@ -133,6 +133,38 @@ func (r *Runtime) MergeGroup() (MergeGroup, bool) {
 		HeadRef: str(mg["head_ref"]), BaseRef: str(mg["base_ref"])}, true
 }
 
+// WorkflowRun is the run a workflow_run event reports (the two-workflow pattern for forks).
+type WorkflowRun struct {
+	Event      string // what triggered that run: pull_request, …
+	HeadSHA    string
+	HeadBranch string
+	HeadOwner  string // the head repository's owner (the fork)
+	// PullRequests GitHub associates with the run (empty for pull requests from forks).
+	PullRequests []RunPullRequest
+}
+
+// RunPullRequest is a pull request a workflow run belongs to.
+type RunPullRequest struct {
+	Number  int
+	HeadSHA string
+}
+
+// WorkflowRun reads a workflow_run event.
+func (r *Runtime) WorkflowRun() (WorkflowRun, bool) {
+	wr, ok := r.ctx.Event["workflow_run"].(map[string]any)
+	if !ok {
+		return WorkflowRun{}, false
+	}
+	out := WorkflowRun{Event: str(wr["event"]), HeadSHA: str(wr["head_sha"]), HeadBranch: str(wr["head_branch"]),
+		HeadOwner: str(dig(wr, "head_repository", "owner", "login"))}
+	for _, p := range list(wr["pull_requests"]) {
+		if m, ok := p.(map[string]any); ok {
+			out.PullRequests = append(out.PullRequests, RunPullRequest{Number: int(num(m["number"])), HeadSHA: str(dig(m, "head", "sha"))})
+		}
+	}
+	return out, true
+}
+
 // IssueComment returns the comment body and pull request number of an issue_comment event on
 // a pull request.
 func (r *Runtime) IssueComment() (body string, number int, ok bool) {

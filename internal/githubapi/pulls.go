@@ -36,6 +36,22 @@ func (c *Client) PullRequest(ctx context.Context, number int) (*PullRequest, err
 	return out, nil
 }
 
+// OpenPullRequestsFor lists the open pull requests whose head is branch of owner's repository
+// (a fork's pull request, which a workflow_run event does not name).
+func (c *Client) OpenPullRequestsFor(ctx context.Context, owner, branch string) ([]PullRequest, error) {
+	prs, _, err := c.gh.PullRequests.List(ctx, c.owner, c.repo, &github.PullRequestListOptions{State: "open", Head: owner + ":" + branch,
+		ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return nil, fmt.Errorf("find the pull request of %s:%s: %w", owner, branch, err)
+	}
+	var out []PullRequest
+	for _, pr := range prs {
+		out = append(out, PullRequest{Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(),
+			BaseRef: pr.GetBase().GetRef(), Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()})
+	}
+	return out, nil
+}
+
 // LabelEvent is one "labeled" event of an issue or pull request: who applied which label.
 type LabelEvent struct {
 	Label string

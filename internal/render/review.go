@@ -25,6 +25,9 @@ type Marker struct {
 	BaseSHA   string            `json:"baseSha,omitempty"`  // the commit the review compared with
 	MergeSHA  string            `json:"mergeSha,omitempty"` // the commit reviewed, when it is GitHub's test merge commit
 	Templates map[string]string `json:"templates"`
+	// Unverified marks a review cdkbot re-rendered from a fork's report: the deploy flow does not
+	// take it as what was reviewed.
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // MarkerComment renders the hidden marker of a report.

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -429,6 +430,25 @@ func (s *Server) serveREST(w *httptest.ResponseRecorder, r *http.Request, op *gh
 			return
 		}
 		writeJSON(w, http.StatusOK, s.pullJSON(pr))
+	case "pulls/list":
+		owner, branch, _ := strings.Cut(r.URL.Query().Get("head"), ":")
+		items := []any{}
+		for _, n := range slices.Sorted(maps.Keys(s.Pulls)) {
+			pr := s.Pulls[n]
+			repo := pr.HeadRepo
+			if repo == "" {
+				repo = "acme/shop"
+			}
+			open := pr.MergedAt == ""
+			if r.URL.Query().Get("state") == "open" && !open {
+				continue
+			}
+			if owner != "" && (!strings.HasPrefix(repo, owner+"/") || pr.HeadRef != branch) {
+				continue
+			}
+			items = append(items, s.pullJSON(pr))
+		}
+		s.page(w, r, items)
 	case "repos/list-pull-requests-associated-with-commit":
 		items := []any{}
 		for _, n := range s.CommitPulls[parts[4]] {

@@ -1,0 +1,107 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/compat"
+	"github.com/cdkbot/cdkbot/internal/review"
+)
+
+// forkReviewJSON is what a fork's report file carries of its review (ReviewJSON's shape). All
+// of it was produced where the pull request's author could change anything.
+type forkReviewJSON struct {
+	Gates         []review.Gate     `json:"gates"`
+	Compatibility []compat.Check    `json:"compatibility"`
+	Failed        bool              `json:"failed"`
+	Templates     map[string]string `json:"templateHashes"`
+	Diff          struct {
+		Stacks  []forkStackJSON `json:"stacks"`
+		Summary summaryJSON     `json:"summary"`
+	} `json:"diff"`
+}
+
+// forkStackJSON is the part of a stack's diff the re-rendered comment shows.
+type forkStackJSON struct {
+	DisplayName string `json:"displayName"`
+	Environment string `json:"environment"`
+	Status      string `json:"status"`
+	Resources   []struct {
+		LogicalID string  `json:"logicalId"`
+		Impact    string  `json:"impact"`
+		OldType   *string `json:"oldType"`
+		NewType   *string `json:"newType"`
+	} `json:"resources"`
+}
+
+// ForkReviewMarkdown re-renders a fork's review from the structured data of its report file,
+// never from the Markdown the file carries: every string is escaped, every table bounded, and the
+// marker is written here, flagged unverified, so the deploy flow does not take the fork's word
+// for what was reviewed.
+func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int) error {
+	var r forkReviewJSON
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("the report's review is not cdkbot's JSON: %w", err)
+	}
+	if budget <= 0 {
+		budget = GitHubCommentLimit
+	}
+	var b bytes.Buffer
+	m, _ := json.Marshal(Marker{Tool: "cdkbot", Key: key, HeadSHA: headSHA, Templates: r.Templates, Unverified: true})
+	b.WriteString(MarkerPrefix + strings.ReplaceAll(string(m), "--", "\\u002d\\u002d") + " -->\n")
+	c := Counts{Create: r.Diff.Summary.Create, Update: r.Diff.Summary.Update, Replace: r.Diff.Summary.Replace, MayReplace: r.Diff.Summary.MayReplace,
+		Destroy: r.Diff.Summary.Destroy, Orphan: r.Diff.Summary.Orphan, Import: r.Diff.Summary.Import, StacksChanged: r.Diff.Summary.StacksChanged,
+		Broadened: r.Diff.Summary.Broadening}
+	head := headline(c)
+	if r.Failed {
+		head += " · blocked"
+	}
+	b.WriteString("### cdkbot review: " + mdText(truncate(head, 400)) + "\n\n")
+	b.WriteString("> [!NOTE]\n> This pull request comes from a fork: its review ran in the fork's workflow and was re-rendered here from " +
+		"the data it reported. cdkbot cannot verify that data, so a deploy does not count this review as reviewed.\n\n")
+	blocked := false
+	for _, g := range r.Gates {
+		if g.Failing() {
+			blocked = true
+			fmt.Fprintf(&b, "> [!CAUTION]\n> **Blocked by `%s`**: %s.\n\n", codeEscaper.Replace(truncate(g.Name, 40)), gateItems(g))
+		}
+	}
+	if !blocked {
+		b.WriteString("No gate blocks this change.\n\n")
+	}
+	for _, s := range r.Diff.Stacks {
+		if s.Status == "unchanged" || len(s.Resources) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "**%s** %s · %s\n\n| Resource | Type | Impact |\n|---|---|---|\n", mdText(truncate(s.DisplayName, 200)),
+			mdCode(s.Environment, 100), mdText(s.Status))
+		for _, res := range s.Resources {
+			if b.Len() > budget*3/4 {
+				b.WriteString("| … | | the rest is in the fork's job summary |\n")
+				break
+			}
+			typ := ""
+			if res.NewType != nil {
+				typ = *res.NewType
+			} else if res.OldType != nil {
+				typ = *res.OldType
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCode(res.LogicalID, 120), mdCode(typ, 80), mdText(truncate(res.Impact, 40)))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Compatibility) > 0 && b.Len() < budget*3/4 {
+		if err := CompatMarkdown(&b, r.Compatibility); err != nil {
+			return err
+		}
+	}
+	out := b.String()
+	if len(out) > budget {
+		out = truncate(out, budget-80) + "\n\n(cut to fit: the fork's job summary has it all)\n"
+	}
+	_, err := io.WriteString(w, out)
+	return err
+}
