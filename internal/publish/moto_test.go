@@ -272,3 +272,40 @@ func keys(m map[string][]byte) []string {
 	sort.Strings(out)
 	return out
 }
+
+// A multipart upload a killed run left unfinished (SIGKILL cannot abort it) is aborted by the
+// next upload of the same key, so no hidden, billed parts pile up.
+func TestLeftoverMultipartUploadsAreAborted(t *testing.T) {
+	srv := moto.Start(t)
+	moto.Env(t, srv.URL)
+	ctx := context.Background()
+	client := awsconfig.S3(srv.Config())
+	bucket, key := "assets", "big.bin"
+	if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)}); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		out, err := client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out.Uploads)
+	}
+	if count() != 1 {
+		t.Fatal("the emulator does not list the leftover upload")
+	}
+	cfg, err := awsconfig.Load(ctx, awsconfig.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("x"), 33<<20) // over the multipart threshold
+	if err := publish.NewS3Store(cfg).Upload(ctx, bucket, key, bytes.NewReader(data), int64(len(data)), "application/octet-stream"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("%d unfinished multipart uploads left", n)
+	}
+}

@@ -148,6 +148,7 @@ func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.ReadSe
 		return ctx.Err()
 	}
 	defer func() { <-multipartSlots }()
+	s.abortLeftovers(ctx, bucket, key)
 	in := &transfermanager.UploadObjectInput{Bucket: &bucket, Key: &key, Body: body, ContentLength: &size, ContentType: &contentType,
 		SSEKMSKeyID: kmsKey}
 	if sse != "" {
@@ -157,6 +158,21 @@ func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.ReadSe
 		return errors.New(awsconfig.Explain(err))
 	}
 	return nil
+}
+
+// abortLeftovers aborts the unfinished multipart uploads of key that an earlier run left (a run
+// killed mid-upload cannot abort its own): they are billed storage nobody can see. Best effort:
+// a role that may not list them leaves them to the bucket's lifecycle rule.
+func (s *S3Store) abortLeftovers(ctx context.Context, bucket, key string) {
+	out, err := s.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: &bucket, Prefix: &key})
+	if err != nil {
+		return
+	}
+	for _, u := range out.Uploads {
+		if aws.ToString(u.Key) == key {
+			_, _ = s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &bucket, Key: &key, UploadId: u.UploadId})
+		}
+	}
 }
 
 // encryption asks the bucket's default encryption once. A publishing role may not be allowed
