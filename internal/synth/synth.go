@@ -271,7 +271,7 @@ func secretish(name string) bool {
 			return true
 		}
 	}
-	for _, part := range []string{"TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "AWS_CONTAINER_"} {
+	for _, part := range []string{"TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "_AUTH", "AWS_CONTAINER_"} {
 		if strings.Contains(u, part) {
 			return true
 		}
@@ -279,14 +279,41 @@ func secretish(name string) bool {
 	return false
 }
 
-// Scrub removes credentials and tokens from an environment.
+// Scrub builds the app's environment from an allow-list: what toolchains and package managers
+// need (PATH, HOME, locale, proxies and certificates, CDK_*, npm/yarn/pnpm/pip/maven/gradle/nuget
+// settings), never the runner's GITHUB_*/ACTIONS_*/INPUT_*/RUNNER_* variables (tokens, and the
+// file-command paths through which an app could write step outputs), and never a variable whose
+// name says it is a credential.
 func Scrub(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !secretish(name) {
+		if allowed(name) && !secretish(name) {
 			out = append(out, kv)
 		}
 	}
 	return out
+}
+
+var allowedNames = map[string]bool{
+	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true,
+	"TMPDIR": true, "TEMP": true, "TMP": true, "CI": true, "NODE_OPTIONS": true, "NODE_PATH": true, "NODE_EXTRA_CA_CERTS": true,
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "JAVA_HOME": true,
+	"GOPATH": true, "GOCACHE": true, "GOMODCACHE": true, "GOFLAGS": true, "GOPROXY": true, "DOTNET_ROOT": true, "VIRTUAL_ENV": true,
+	"PYTHONPATH": true, "PYENV_ROOT": true, "COREPACK_HOME": true, "AWS_REGION": true, "AWS_DEFAULT_REGION": true,
+}
+
+var allowedPrefixes = []string{"LC_", "CDK_", "JSII_", "NPM_CONFIG_", "YARN_", "PNPM_", "PIP_", "MAVEN_", "GRADLE_", "NUGET_", "POETRY_", "UV_"}
+
+func allowed(name string) bool {
+	u := strings.ToUpper(name)
+	if allowedNames[u] {
+		return true
+	}
+	for _, p := range allowedPrefixes {
+		if strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	return false
 }

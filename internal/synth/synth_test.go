@@ -112,9 +112,12 @@ func TestNoAppCommand(t *testing.T) {
 
 func TestScrub(t *testing.T) {
 	got := Scrub([]string{"PATH=/bin", "GITHUB_TOKEN=x", "INPUT_GITHUB-TOKEN=y", "NPM_TOKEN=z", "AWS_REGION=r", "AWS_SESSION_TOKEN=s",
-		"AWS_CONTAINER_CREDENTIALS_FULL_URI=u", "DB_PASSWORD=p", "HOME=/root"})
-	if strings.Join(got, " ") != "PATH=/bin AWS_REGION=r HOME=/root" {
-		t.Errorf("%v", got)
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI=u", "DB_PASSWORD=p", "HOME=/root", "GITHUB_OUTPUT=/runner/out", "GITHUB_ENV=/runner/env",
+		"API_KEY=k", "ACTIONS_ID_TOKEN_REQUEST_URL=u", "RUNNER_TEMP=/t", "LC_ALL=C.UTF-8", "CDK_DEFAULT_REGION=eu-west-1",
+		"npm_config_registry=https://registry.example", "NPM_CONFIG__AUTH=secret", "SOME_SERVICE_URL=x"})
+	want := "PATH=/bin AWS_REGION=r HOME=/root LC_ALL=C.UTF-8 CDK_DEFAULT_REGION=eu-west-1 npm_config_registry=https://registry.example"
+	if strings.Join(got, " ") != want {
+		t.Errorf("%v\nwant %s", got, want)
 	}
 }
 
