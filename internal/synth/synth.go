@@ -201,21 +201,44 @@ func appCommand(dir, explicit string) (string, map[string]any, error) {
 	return cmd, ctx, nil
 }
 
+// escapeGrace is how long output may stay open after the app's group is killed.
+var escapeGrace = 10 * time.Second
+
 // run executes a shell command in its own process group; on timeout the group gets SIGINT,
-// then SIGKILL after a grace period, so nothing keeps running.
+// then SIGKILL after a grace period. When the command exits, whatever it left running in its
+// group is killed: the output goes through a pipe we own, so a background child holding it
+// open cannot keep synthesis (or its secrets) alive.
 func run(ctx context.Context, stage, command, dir string, env []string, log io.Writer) error {
 	tail := &tailBuffer{}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return &Error{Stage: stage, Command: command, Err: err}
+	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(io.MultiWriter(log, tail), r)
+	}()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir, cmd.Env = dir, env
-	cmd.Stdout = io.MultiWriter(log, tail)
-	cmd.Stderr = cmd.Stdout
+	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
 	cmd.WaitDelay = 10 * time.Second
-	err := cmd.Run()
-	if cmd.Process != nil {
+	err = cmd.Start()
+	w.Close() // the children hold the only write ends now
+	if err == nil {
+		err = cmd.Wait()
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of the group
 	}
+	select {
+	case <-copied: // every holder of the pipe is gone: EOF
+	case <-time.After(escapeGrace): // a process that left the group still holds it
+		if err == nil {
+			err = errors.New("a process the app started outside its process group kept running")
+		}
+	}
+	r.Close()
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("timed out: %w", ctx.Err())

@@ -137,3 +137,50 @@ func TestNpmUsageTextLeftOut(t *testing.T) {
 		t.Errorf("tail:\n%s", got)
 	}
 }
+
+// An app that leaves a process behind (a watcher, a "telemetry" daemon holding what it read)
+// must not outlive synthesis: the whole process group is killed when the app exits.
+func TestSynthLeavesNoProcessBehind(t *testing.T) {
+	dir := writeApp(t, `{"app": "sleep 300 & echo $! > bg.pid; node app.js"}`)
+	if err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(t.TempDir(), "o"), Env: os.Environ()}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "bg.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(raw))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		// A killed child of the (exited) shell is reaped by init; until then it is a zombie.
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("background process %s still running after synthesis: %s", pid, stat)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A child that leaves the process group (setsid) and keeps the output open cannot hold
+// synthesis forever, and its escape fails the run instead of passing silently.
+func TestSynthEscapedProcessFailsTheRun(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("setsid is not installed")
+	}
+	dir := writeApp(t, `{"app": "setsid sleep 30 & echo $! > bg.pid; node app.js"}`)
+	t.Cleanup(func() {
+		if raw, err := os.ReadFile(filepath.Join(dir, "bg.pid")); err == nil {
+			exec.Command("kill", "-9", strings.TrimSpace(string(raw))).Run()
+		}
+	})
+	defer func(g time.Duration) { escapeGrace = g }(escapeGrace)
+	escapeGrace = 300 * time.Millisecond
+	start := time.Now()
+	err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(t.TempDir(), "o"), Env: os.Environ()})
+	if err == nil || !strings.Contains(err.Error(), "outside its process group") || time.Since(start) > 10*time.Second {
+		t.Fatalf("got %v after %s", err, time.Since(start))
+	}
+}
