@@ -174,7 +174,7 @@ func (r *actionRun) reviewDeps(ctx context.Context) (action.Deps, action.Gate, e
 	opts := reviewOptions{BaseAssembly: r.path("base-assembly"), HeadAssembly: r.path("head-assembly"), Config: r.path("config"), Repo: r.workdir,
 		OverrideLabel: r.rt.Input("override-label"), FailOn: review.DefaultFailOn, AssemblyDir: "cdk.out",
 		InstallCommand: r.rt.Input("install-command"), SynthCommand: r.rt.Input("synth-command"), Log: r.streams.Out,
-		BaseFailure: r.rt.Input("base-failure"), SecuritySeverity: r.rt.Input("security-severity")}
+		BaseFailure: r.rt.Input("base-failure"), SecuritySeverity: r.rt.Input("security-severity"), SynthUser: r.rt.Input("synth-user")}
 	configGiven := opts.Config != ""
 	if !configGiven {
 		opts.Config = filepath.Join(r.workdir, ".cdkbot.yml")

@@ -65,3 +65,27 @@ func TestBaseWhoseInstallFailsBlocks(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// --synth-user runs the revisions' apps as that user (root only); bad values are usage errors.
+func TestSynthUserRunsTheAppAsThatUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch users")
+	}
+	dir := t.TempDir()
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(dir, "cdk.json"), []byte(`{"app": "node -e \"console.error('Error: running as uid ' + process.getuid()); process.exit(3)\""}`), 0o644)
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "a base that says who runs it")
+	base := gitRun(t, dir, "rev-parse", "HEAD")
+	head := commitAssembly(t, dir, "the head, with its assembly", "Bucket")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	code, stdout, stderr := run(t, "review", "--repo", dir, "--base", base, "--head", head, "--synth-user", "65534:65534")
+	if code != ExitVerdict || !strings.Contains(stdout, "running as uid 65534") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for spec, want := range map[string]string{"0": "uid 0 is root", "root": "it is root", "no-such-user-here": "no such user", "1:x": "the group is not a number"} {
+		if code, _, stderr := run(t, "review", "--repo", dir, "--base", base, "--head", head, "--synth-user", spec); code != ExitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("--synth-user %s: exit %d %s", spec, code, stderr)
+		}
+	}
+}

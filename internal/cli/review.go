@@ -9,9 +9,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +50,8 @@ type reviewOptions struct {
 	InstallCommand             string   // how a revision without a committed assembly is synthesized
 	SynthCommand               string
 	SynthTimeout               time.Duration
+	SynthUser                  string // run install and synthesis as this user (name, uid or uid:gid); needs root
+	synthIdentity              *synth.Identity
 	NoSynth                    bool // never run the app (pull_request_target)
 	// BaseFailure is what a base that fails to synthesize does: "fail" (the default: the review
 	// blocks, fail closed) or "first-deployment" (reviewed against nothing, with a note).
@@ -96,6 +100,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.InstallCommand, "install-command", "", "install dependencies before synthesizing (default from the lock file; none to skip)")
 	cmd.Flags().StringVar(&opts.SynthCommand, "synth-command", "", "synthesize the app (default: cdk.json's app, run with CDK_OUTDIR)")
 	cmd.Flags().DurationVar(&opts.SynthTimeout, "synth-timeout", 10*time.Minute, "time limit for installing and synthesizing one revision")
+	cmd.Flags().StringVar(&opts.SynthUser, "synth-user", "", "install and synthesize as this unprivileged user (name, uid or uid:gid; cdkbot must run as root), so the app cannot read cdkbot's files, memory or tokens")
 	cmd.Flags().StringVar(&opts.SecuritySeverity, "security-severity", "high", "the least severity of a permission change that triggers security-broadening: low, medium, high or critical")
 	cmd.Flags().StringVar(&opts.BaseFailure, "base-failure", "fail", "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) or first-deployment")
 	return cmd
@@ -247,11 +252,20 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 			return cleanup, usagef("no --base given and %v", err)
 		}
 	}
+	if opts.synthIdentity, err = parseIdentity(opts.SynthUser); err != nil {
+		return cleanup, err
+	}
 	tmp, err := os.MkdirTemp("", "cdkbot-review-")
 	if err != nil {
 		return cleanup, &operationError{err}
 	}
 	cleanup = func() { os.RemoveAll(tmp) }
+	if opts.synthIdentity != nil {
+		// The synthesis user passes through to its own checkout; it cannot list the others.
+		if err := os.Chmod(tmp, 0o711); err != nil {
+			return cleanup, &operationError{err}
+		}
+	}
 	for _, side := range []struct {
 		name, rev string
 		dst       *string
@@ -340,7 +354,7 @@ func synthesizeRevision(repo *gitrepo.Repo, sha, dir, tmp, name string, opts rev
 		log = io.Discard
 	}
 	if err := synth.Run(context.Background(), synth.Options{Dir: filepath.Join(src, appRel), OutDir: out, InstallCommand: opts.InstallCommand,
-		SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: filepath.Join(cacheRoot, "node_modules"), Log: log}); err != nil {
+		SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: filepath.Join(cacheRoot, "node_modules"), Log: log, User: opts.synthIdentity}); err != nil {
 		return "", err
 	}
 	if cached != "" {
@@ -361,4 +375,45 @@ func firstLine(err error) string {
 		return s[:i]
 	}
 	return s
+}
+
+// parseIdentity reads --synth-user: a user name, a uid, or uid:gid ("" is none).
+func parseIdentity(spec string) (*synth.Identity, error) {
+	if spec == "" || spec == "none" {
+		return nil, nil
+	}
+	bad := func(why string) error {
+		return usagef("--synth-user %q: %s; give a user name, a uid or uid:gid", spec, why)
+	}
+	uidText, gidText, hasGID := strings.Cut(spec, ":")
+	if uid, err := strconv.ParseUint(uidText, 10, 32); err == nil {
+		gid := uid
+		if hasGID {
+			g, err := strconv.ParseUint(gidText, 10, 32)
+			if err != nil {
+				return nil, bad("the group is not a number")
+			}
+			gid = g
+		}
+		if uid == 0 {
+			return nil, bad("uid 0 is root, which is no sandbox")
+		}
+		return &synth.Identity{UID: uint32(uid), GID: uint32(gid)}, nil
+	}
+	if hasGID {
+		return nil, bad("uid:gid must be numbers")
+	}
+	u, err := user.Lookup(spec)
+	if err != nil {
+		return nil, bad("no such user")
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, bad("its ids are not numeric")
+	}
+	if uid == 0 {
+		return nil, bad("it is root, which is no sandbox")
+	}
+	return &synth.Identity{UID: uint32(uid), GID: uint32(gid)}, nil
 }

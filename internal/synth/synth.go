@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +32,14 @@ type Options struct {
 	Env            []string      // the environment to start from (os.Environ()); secrets are removed
 	CacheDir       string        // node_modules cache by lock-file hash; "" disables it
 	Log            io.Writer     // progress and the commands' output (nil discards)
+	// User, when set, is the unprivileged identity install and synthesis run as (cdkbot must be
+	// root): the app then cannot read cdkbot's memory, environment or files, and cannot change
+	// the dependency cache other revisions will use.
+	User *Identity
 }
+
+// Identity is a numeric user and group.
+type Identity struct{ UID, GID uint32 }
 
 // Error is a failed stage with the tail of its output.
 type Error struct {
@@ -86,6 +94,12 @@ func Run(ctx context.Context, o Options) error {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	env := Scrub(o.Env)
+	if o.User != nil {
+		var err error
+		if env, err = o.sandbox(env); err != nil {
+			return err
+		}
+	}
 	install, lock := detectInstall(o.Dir, o.InstallCommand)
 	if install != "" {
 		if err := o.installWithCache(ctx, install, lock, env); err != nil {
@@ -102,8 +116,14 @@ func Run(ctx context.Context, o Options) error {
 	ctxJSON, _ := json.Marshal(cdkContext)
 	env = append(env, "CDK_OUTDIR="+o.OutDir, "CDK_CONTEXT_JSON="+string(ctxJSON), "CDK_CLI_ASM_VERSION=", "CI=true")
 	fmt.Fprintf(o.Log, "cdkbot: synthesizing with %q\n", synth)
-	if err := run(ctx, "synth", synth, o.Dir, env, o.Log); err != nil {
+	if err := run(ctx, "synth", synth, o.Dir, env, o.User, o.Log); err != nil {
 		return err
+	}
+	if o.User != nil {
+		// The assembly is cdkbot's from here on (it may be cached and read again later).
+		if err := chownTree(o.OutDir, uint32(os.Geteuid()), uint32(os.Getegid())); err != nil {
+			return err
+		}
 	}
 	if _, err := os.Stat(filepath.Join(o.OutDir, "manifest.json")); err != nil {
 		return &Error{Stage: "synth", Command: synth, Err: fmt.Errorf("the app wrote no manifest.json to CDK_OUTDIR; does it call app.synth()?")}
@@ -136,7 +156,12 @@ func detectInstall(dir, explicit string) (cmd, lock string) {
 // lock file.
 func (o Options) installWithCache(ctx context.Context, install, lock string, env []string) error {
 	var cached string
-	if o.CacheDir != "" && lock != "" {
+	useCache := o.CacheDir != "" && lock != ""
+	if useCache && o.User != nil {
+		// The synthesis user must be able to read the cache; if it cannot, install afresh.
+		useCache = os.MkdirAll(o.CacheDir, 0o755) == nil && reachable(filepath.Join(o.CacheDir, "node_modules"), o.User.UID) == nil
+	}
+	if useCache {
 		b, err := os.ReadFile(filepath.Join(o.Dir, lock))
 		if err == nil {
 			sum := sha256.Sum256(append([]byte(install+"\n"), b...))
@@ -148,7 +173,7 @@ func (o Options) installWithCache(ctx context.Context, install, lock string, env
 		}
 	}
 	fmt.Fprintf(o.Log, "cdkbot: installing dependencies with %q\n", install)
-	if err := run(ctx, "install", install, o.Dir, env, o.Log); err != nil {
+	if err := run(ctx, "install", install, o.Dir, env, o.User, o.Log); err != nil {
 		return err
 	}
 	if cached != "" {
@@ -156,6 +181,13 @@ func (o Options) installWithCache(ctx context.Context, install, lock string, env
 		_ = os.MkdirAll(filepath.Join(o.Dir, "node_modules"), 0o755)
 		if err := os.MkdirAll(filepath.Dir(cached), 0o755); err == nil {
 			if os.Rename(filepath.Join(o.Dir, "node_modules"), cached) == nil {
+				if o.User != nil {
+					// Cached modules belong to cdkbot: the app reads them but cannot plant code
+					// in what the next revision (perhaps the base) will run.
+					if err := chownTree(cached, uint32(os.Geteuid()), uint32(os.Getegid())); err != nil {
+						return err
+					}
+				}
 				return os.Symlink(cached, filepath.Join(o.Dir, "node_modules"))
 			}
 		}
@@ -208,7 +240,7 @@ var escapeGrace = 10 * time.Second
 // then SIGKILL after a grace period. When the command exits, whatever it left running in its
 // group is killed: the output goes through a pipe we own, so a background child holding it
 // open cannot keep synthesis (or its secrets) alive.
-func run(ctx context.Context, stage, command, dir string, env []string, log io.Writer) error {
+func run(ctx context.Context, stage, command, dir string, env []string, user *Identity, log io.Writer) error {
 	tail := &tailBuffer{}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -223,6 +255,9 @@ func run(ctx context.Context, stage, command, dir string, env []string, log io.W
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if user != nil {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: user.UID, Gid: user.GID, NoSetGroups: true}
+	}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
 	cmd.WaitDelay = 10 * time.Second
 	err = cmd.Start()
@@ -230,6 +265,12 @@ func run(ctx context.Context, stage, command, dir string, env []string, log io.W
 	if err == nil {
 		err = cmd.Wait()
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of the group
+		if user != nil {
+			// Everything the synthesis user still runs, in or out of the group, is the app's.
+			killAll := exec.Command("kill", "-9", "-1")
+			killAll.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: user.UID, Gid: user.GID, NoSetGroups: true}}
+			_ = killAll.Run()
+		}
 	}
 	select {
 	case <-copied: // every holder of the pipe is gone: EOF
@@ -339,4 +380,65 @@ func allowed(name string) bool {
 		}
 	}
 	return false
+}
+
+// sandbox hands the checkout and the output directory to o.User and gives it a HOME of its
+// own (npm writes its cache and logs there), after checking it can reach them.
+func (o Options) sandbox(env []string) ([]string, error) {
+	if os.Geteuid() != 0 {
+		return nil, fmt.Errorf("synthesis as uid %d needs cdkbot to run as root (it runs as uid %d); run without a synthesis user or as root", o.User.UID, os.Geteuid())
+	}
+	home := strings.TrimSuffix(o.OutDir, string(filepath.Separator)) + ".home"
+	for _, d := range []string{o.OutDir, home} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range []string{o.Dir, o.OutDir, home} {
+		if err := reachable(d, o.User.UID); err != nil {
+			return nil, err
+		}
+		if err := chownTree(d, o.User.UID, o.User.GID); err != nil {
+			return nil, err
+		}
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "HOME=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "HOME="+home), nil
+}
+
+// reachable reports an ancestor of dir that uid cannot pass through (no search permission for
+// others), naming it, instead of a permission error from deep inside npm.
+func reachable(dir string, uid uint32) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for p := filepath.Dir(abs); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if ok && st.Uid != uid && fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("the synthesis user (uid %d) cannot reach %s: %s is mode %04o; give others search permission (chmod o+x) or work under another directory", uid, dir, p, fi.Mode().Perm())
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
+}
+
+// chownTree gives a tree to uid:gid without following symbolic links.
+func chownTree(root string, uid, gid uint32) error {
+	return filepath.WalkDir(root, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, int(uid), int(gid))
+	})
 }

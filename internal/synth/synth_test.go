@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -182,5 +184,84 @@ func TestSynthEscapedProcessFailsTheRun(t *testing.T) {
 	err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(t.TempDir(), "o"), Env: os.Environ()})
 	if err == nil || !strings.Contains(err.Error(), "outside its process group") || time.Since(start) > 10*time.Second {
 		t.Fatalf("got %v after %s", err, time.Since(start))
+	}
+}
+
+// probe is an app that tries what a hostile pull request would: read a file only cdkbot may
+// read, read cdkbot's environment, and plant code in the dependency cache.
+const probe = `const fs = require('fs'), path = require('path');
+const tryRead = p => { try { return fs.readFileSync(p, 'utf8'); } catch (e) { return 'denied:' + e.code; } };
+const seen = { file: tryRead(process.env.CDK_PROBE_FILE), environ: tryRead('/proc/' + process.env.CDK_PROBE_PID + '/environ'),
+  uid: process.getuid(), home: process.env.HOME };
+try { fs.writeFileSync(path.join('node_modules', 'planted.js'), 'evil'); seen.planted = true; } catch (e) { seen.planted = 'denied:' + e.code; }
+fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'manifest.json'), JSON.stringify({version: '55.0.0', artifacts: {}}));
+fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'seen.json'), JSON.stringify(seen));
+`
+
+func TestSynthAsAnotherUserCannotReachCdkbot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch users")
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed")
+	}
+	root := t.TempDir()
+	os.Chmod(root, 0o711) // others may pass through, not list
+	os.Chmod(filepath.Dir(root), 0o711)
+	secret := filepath.Join(root, "token")
+	os.WriteFile(secret, []byte("ghs_secret"), 0o600)
+	cache := filepath.Join(root, "cache")
+	user := &Identity{UID: 65534, GID: 65534}
+	for _, rev := range []string{"head", "base"} {
+		dir := filepath.Join(root, rev)
+		os.MkdirAll(dir, 0o755)
+		os.MkdirAll(filepath.Join(dir, "dep"), 0o755)
+		// One local dependency, so the install itself creates node_modules (as the synthesis user).
+		for name, content := range map[string]string{"app.js": probe, "cdk.json": `{"app": "node app.js"}`,
+			"dep/package.json":  `{"name": "dep", "version": "1.0.0"}`,
+			"package.json":      `{"name": "app", "version": "1.0.0", "dependencies": {"dep": "file:dep"}}`,
+			"package-lock.json": `{"name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": {"": {"name": "app", "version": "1.0.0", "dependencies": {"dep": "file:dep"}}, "dep": {"version": "1.0.0"}, "node_modules/dep": {"resolved": "dep", "link": true}}}`} {
+			os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+		}
+		out := filepath.Join(root, rev+".out")
+		var log strings.Builder
+		err := Run(context.Background(), Options{Dir: dir, OutDir: out, CacheDir: cache, User: user, Log: &log,
+			Env: append(os.Environ(), "CDK_PROBE_FILE="+secret, "CDK_PROBE_PID="+strconv.Itoa(os.Getpid()))})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", rev, err, log.String())
+		}
+		if rev == "base" && !strings.Contains(log.String(), "dependencies from the cache") {
+			t.Errorf("base did not use the cache:\n%s", log.String())
+		}
+		var seen map[string]any
+		raw, _ := os.ReadFile(filepath.Join(out, "seen.json"))
+		if err := json.Unmarshal(raw, &seen); err != nil {
+			t.Fatalf("%s: %v: %s", rev, err, raw)
+		}
+		if seen["uid"] != float64(65534) || seen["file"] != "denied:EACCES" || seen["environ"] != "denied:EACCES" || seen["home"] != out+".home" {
+			t.Errorf("%s: the app saw %v", rev, seen)
+		}
+		// The install (as the user) went to the cache and became cdkbot's before the app ran;
+		// the second revision runs from that cache.
+		if seen["planted"] != "denied:EACCES" {
+			t.Errorf("%s: the app could write the shared dependency cache: %v", rev, seen["planted"])
+		}
+		fi, _ := os.Stat(filepath.Join(out, "manifest.json"))
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 {
+			t.Errorf("%s: the assembly still belongs to uid %d", rev, st.Uid)
+		}
+	}
+}
+
+func TestSynthUserNeedsAReachableDirectory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch users")
+	}
+	root := t.TempDir() // mode 0700
+	dir := filepath.Join(root, "app")
+	os.MkdirAll(dir, 0o755)
+	err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(root, "out"), InstallCommand: "none", SynthCommand: "true", User: &Identity{UID: 65534, GID: 65534}})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach "+dir+": ") || !strings.Contains(err.Error(), "is mode 0700") {
+		t.Fatalf("got %v", err)
 	}
 }
