@@ -79,9 +79,15 @@ func TestSynthUserRunsTheAppAsThatUser(t *testing.T) {
 	base := gitRun(t, dir, "rev-parse", "HEAD")
 	head := commitAssembly(t, dir, "the head, with its assembly", "Bucket")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	// actions/checkout's persisted token: in .git/config, world-readable.
+	gitRun(t, dir, "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3NlY3JldA==")
+	os.Chmod(filepath.Join(dir, ".git", "config"), 0o644)
 	code, stdout, stderr := run(t, "review", "--repo", dir, "--base", base, "--head", head, "--synth-user", "65534:65534")
 	if code != ExitVerdict || !strings.Contains(stdout, "running as uid 65534") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, ".git", "config")); fi.Mode().Perm() != 0o600 {
+		t.Errorf(".git/config is still mode %04o: the app could read the persisted token", fi.Mode().Perm())
 	}
 	for spec, want := range map[string]string{"0": "uid 0 is root", "root": "it is root", "no-such-user-here": "no such user", "1:x": "the group is not a number"} {
 		if code, _, stderr := run(t, "review", "--repo", dir, "--base", base, "--head", head, "--synth-user", spec); code != ExitUsage || !strings.Contains(stderr, want) {

@@ -265,6 +265,9 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 		if err := os.Chmod(tmp, 0o711); err != nil {
 			return cleanup, &operationError{err}
 		}
+		if err := privateGitConfig(repo.Root(), opts.Log); err != nil {
+			return cleanup, &operationError{err}
+		}
 	}
 	for _, side := range []struct {
 		name, rev string
@@ -416,4 +419,22 @@ func parseIdentity(spec string) (*synth.Identity, error) {
 		return nil, bad("it is root, which is no sandbox")
 	}
 	return &synth.Identity{UID: uint32(uid), GID: uint32(gid)}, nil
+}
+
+// privateGitConfig makes the repository's .git/config readable by its owner alone before pull
+// request code runs: actions/checkout keeps the workflow's token there (an http extraheader)
+// unless persist-credentials is false, and the file is world-readable.
+func privateGitConfig(root string, log io.Writer) error {
+	path := filepath.Join(root, ".git", "config")
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
+		return nil // no such file (a worktree, a bare copy), or already private
+	}
+	if err := os.Chmod(path, fi.Mode().Perm()&^0o077); err != nil {
+		return fmt.Errorf("make %s private before running pull request code: %w", path, err)
+	}
+	if log != nil {
+		fmt.Fprintf(log, "cdkbot: made %s private (it may hold the checkout's token; check out with persist-credentials: false)\n", path)
+	}
+	return nil
 }
