@@ -100,7 +100,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.InstallCommand, "install-command", "", "install dependencies before synthesizing (default from the lock file; none to skip)")
 	cmd.Flags().StringVar(&opts.SynthCommand, "synth-command", "", "synthesize the app (default: cdk.json's app, run with CDK_OUTDIR)")
 	cmd.Flags().DurationVar(&opts.SynthTimeout, "synth-timeout", 10*time.Minute, "time limit for installing and synthesizing one revision")
-	cmd.Flags().StringVar(&opts.SynthUser, "synth-user", "", "install and synthesize as this unprivileged user (name, uid or uid:gid; cdkbot must run as root), so the app cannot read cdkbot's files, memory or tokens")
+	cmd.Flags().StringVar(&opts.SynthUser, "synth-user", "", "install and synthesize as this unprivileged, dedicated user (name, uid or uid:gid; cdkbot must run as root), so the app cannot read cdkbot's files, memory or tokens; every process of that user is killed afterwards")
 	cmd.Flags().StringVar(&opts.SecuritySeverity, "security-severity", "high", "the least severity of a permission change that triggers security-broadening: low, medium, high or critical")
 	cmd.Flags().StringVar(&opts.BaseFailure, "base-failure", "fail", "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) or first-deployment")
 	return cmd
