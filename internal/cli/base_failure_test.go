@@ -82,8 +82,8 @@ func TestSynthUserRunsTheAppAsThatUser(t *testing.T) {
 	// actions/checkout's persisted token: in .git/config, world-readable.
 	gitRun(t, dir, "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3NlY3JldA==")
 	os.Chmod(filepath.Join(dir, ".git", "config"), 0o644)
-	code, stdout, stderr := run(t, "review", "--repo", dir, "--base", base, "--head", head, "--synth-user", "65534:65534")
-	if code != ExitVerdict || !strings.Contains(stdout, "running as uid 65534") {
+	code, stdout, stderr := run(t, "review", "--repo", dir, "--base", base, "--head", head, "--synth-user", "61002:61002")
+	if code != ExitVerdict || !strings.Contains(stdout, "running as uid 61002") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, ".git", "config")); fi.Mode().Perm() != 0o600 {

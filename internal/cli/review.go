@@ -269,10 +269,19 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 			return cleanup, &operationError{err}
 		}
 	}
+	// The base is fingerprinted as soon as it exists and checked once the head's app has run:
+	// pull request code must not rewrite what it is compared against.
+	var baseDir, baseFingerprint string
 	for _, side := range []struct {
 		name, rev string
 		dst       *string
 	}{{"base", opts.Base, &opts.BaseAssembly}, {"head", opts.Head, &opts.HeadAssembly}} {
+		if side.name == "head" && opts.BaseAssembly != "" {
+			baseDir = opts.BaseAssembly
+			if baseFingerprint, err = synth.Fingerprint(baseDir); err != nil {
+				return cleanup, &operationError{err}
+			}
+		}
 		sha, err := repo.Resolve(side.rev)
 		if err != nil {
 			return cleanup, usagef("%v", err)
@@ -317,6 +326,14 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 		default:
 			return cleanup, usagef("revision %s (%s) has no %s and cannot be synthesized: %v. Commit the assembly, set --synth-command, "+
 				"or pass --base-assembly/--head-assembly", side.rev, sha[:12], opts.AssemblyDir, err)
+		}
+	}
+	if baseDir != "" {
+		after, err := synth.Fingerprint(baseDir)
+		if err != nil || after != baseFingerprint {
+			os.RemoveAll(baseDir) // tainted: never reused from the cache
+			return cleanup, &operationError{fmt.Errorf("the base assembly (%s) changed while the head was synthesized: the pull request's app wrote to it, "+
+				"so nothing can be compared; synthesize as another user (--synth-user, the action's synth-user)", baseDir)}
 		}
 	}
 	if opts.Repo == "" {

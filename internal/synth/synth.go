@@ -442,3 +442,42 @@ func chownTree(root string, uid, gid uint32) error {
 		return os.Lchown(path, int(uid), int(gid))
 	})
 }
+
+// Fingerprint hashes a directory tree (names, modes, contents and link targets) so cdkbot can
+// tell whether anything changed it since: an assembly is fingerprinted when its synthesis ends.
+func Fingerprint(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%q %o\n", rel, info.Mode())
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "-> %q\n", target)
+		case info.Mode().IsRegular():
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if _, err := io.Copy(h, f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("fingerprint %s: %w", dir, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

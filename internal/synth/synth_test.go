@@ -211,7 +211,8 @@ func TestSynthAsAnotherUserCannotReachCdkbot(t *testing.T) {
 	secret := filepath.Join(root, "token")
 	os.WriteFile(secret, []byte("ghs_secret"), 0o600)
 	cache := filepath.Join(root, "cache")
-	user := &Identity{UID: 65534, GID: 65534}
+	// A uid no other package's tests use: after a synthesis every process of its user is killed.
+	user := &Identity{UID: 61001, GID: 61001}
 	for _, rev := range []string{"head", "base"} {
 		dir := filepath.Join(root, rev)
 		os.MkdirAll(dir, 0o755)
@@ -238,7 +239,7 @@ func TestSynthAsAnotherUserCannotReachCdkbot(t *testing.T) {
 		if err := json.Unmarshal(raw, &seen); err != nil {
 			t.Fatalf("%s: %v: %s", rev, err, raw)
 		}
-		if seen["uid"] != float64(65534) || seen["file"] != "denied:EACCES" || seen["environ"] != "denied:EACCES" || seen["home"] != out+".home" {
+		if seen["uid"] != float64(61001) || seen["file"] != "denied:EACCES" || seen["environ"] != "denied:EACCES" || seen["home"] != out+".home" {
 			t.Errorf("%s: the app saw %v", rev, seen)
 		}
 		// The install (as the user) went to the cache and became cdkbot's before the app ran;
@@ -260,7 +261,7 @@ func TestSynthUserNeedsAReachableDirectory(t *testing.T) {
 	root := t.TempDir() // mode 0700
 	dir := filepath.Join(root, "app")
 	os.MkdirAll(dir, 0o755)
-	err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(root, "out"), InstallCommand: "none", SynthCommand: "true", User: &Identity{UID: 65534, GID: 65534}})
+	err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(root, "out"), InstallCommand: "none", SynthCommand: "true", User: &Identity{UID: 61001, GID: 61001}})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach "+dir+": ") || !strings.Contains(err.Error(), "is mode 0700") {
 		t.Fatalf("got %v", err)
 	}
