@@ -18,14 +18,15 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends git ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && corepack enable \
- && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin cdkbot-synth \
+ && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin cdkbot-base \
+ && useradd --system --uid 10002 --user-group --no-create-home --shell /usr/sbin/nologin cdkbot-head \
  && git config --system --add safe.directory '*'
 # Static binaries from the official images (the CLI only; no engine runs in the action).
 COPY --from=docker:28-cli /usr/local/bin/docker /usr/local/bin/docker
 COPY --from=docker/buildx-bin:0.19 /buildx /usr/libexec/docker/cli-plugins/docker-buildx
 COPY --from=build /out/cdkbot /usr/local/bin/cdkbot
-# cdkbot-synth (input synth-user) runs the pull request's install and synthesis: it cannot read
-# the root-owned process, token or dependency cache of the action.
+# cdkbot-base and cdkbot-head (input synth-user) install and synthesize the two revisions: neither
+# can read the root-owned process, token or dependency cache of the action, nor touch the other's.
 # No USER: GitHub runs Docker actions as the image's default user and documents that it must be
 # root, or the action cannot write the workspace and the file commands (GITHUB_OUTPUT, summary).
 ENTRYPOINT ["/usr/local/bin/cdkbot"]

@@ -89,7 +89,7 @@ func TestSynthUserRunsTheAppAsThatUser(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Join(dir, ".git", "config")); fi.Mode().Perm() != 0o600 {
 		t.Errorf(".git/config is still mode %04o: the app could read the persisted token", fi.Mode().Perm())
 	}
-	for spec, want := range map[string]string{"0": "uid 0 is root", "root": "it is root", "no-such-user-here": "no such user", "1:x": "the group is not a number"} {
+	for spec, want := range map[string]string{"0": "uid 0 is root", "root": "it is root", "no-such-user-here": "no such user", "1:x": "the group is not a number", "61002,61002": "must differ", "1,2,3": "one user, or two", ",61003": "no such user"} {
 		if code, _, stderr := run(t, "review", "--repo", dir, "--base", base, "--head", head, "--synth-user", spec); code != ExitUsage || !strings.Contains(stderr, want) {
 			t.Errorf("--synth-user %s: exit %d %s", spec, code, stderr)
 		}

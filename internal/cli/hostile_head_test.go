@@ -70,7 +70,7 @@ func TestHeadCannotRewriteTheBase(t *testing.T) {
 	os.RemoveAll(filepath.Join(cache, "cdkbot")) // the base is synthesized again, as the synthesis user
 	// The attacker knows where the base's cached assembly is (the commit is public).
 	t.Setenv("CDK_PROBE_CACHE", filepath.Join(cache, "cdkbot", "assemblies", base))
-	code, stdout, stderr = run(t, "review", "--repo", dir, "--base", base, "--head", head, "--no-color", "--synth-user", "61002")
+	code, stdout, stderr = run(t, "review", "--repo", dir, "--base", base, "--head", head, "--no-color", "--synth-user", "61002,61003")
 	if code != ExitVerdict || !strings.Contains(stdout, "Table") || !strings.Contains(stdout, "blocked") {
 		t.Errorf("synthesis user: exit %d\n%s\n%s", code, stdout, stderr)
 	}

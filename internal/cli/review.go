@@ -50,9 +50,9 @@ type reviewOptions struct {
 	InstallCommand             string   // how a revision without a committed assembly is synthesized
 	SynthCommand               string
 	SynthTimeout               time.Duration
-	SynthUser                  string // run install and synthesis as this user (name, uid or uid:gid); needs root
-	synthIdentity              *synth.Identity
-	NoSynth                    bool // never run the app (pull_request_target)
+	SynthUser                  string                     // run install and synthesis as this user, or BASE,HEAD users (name, uid or uid:gid); needs root
+	synthUsers                 map[string]*synth.Identity // by side: base, head
+	NoSynth                    bool                       // never run the app (pull_request_target)
 	// BaseFailure is what a base that fails to synthesize does: "fail" (the default: the review
 	// blocks, fail closed) or "first-deployment" (reviewed against nothing, with a note).
 	BaseFailure     string
@@ -100,7 +100,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.InstallCommand, "install-command", "", "install dependencies before synthesizing (default from the lock file; none to skip)")
 	cmd.Flags().StringVar(&opts.SynthCommand, "synth-command", "", "synthesize the app (default: cdk.json's app, run with CDK_OUTDIR)")
 	cmd.Flags().DurationVar(&opts.SynthTimeout, "synth-timeout", 10*time.Minute, "time limit for installing and synthesizing one revision")
-	cmd.Flags().StringVar(&opts.SynthUser, "synth-user", "", "install and synthesize as this unprivileged, dedicated user (name, uid or uid:gid; cdkbot must run as root), so the app cannot read cdkbot's files, memory or tokens; every process of that user is killed afterwards")
+	cmd.Flags().StringVar(&opts.SynthUser, "synth-user", "", "install and synthesize as this unprivileged, dedicated user, or as BASE,HEAD (a user each; name, uid or uid:gid; cdkbot must run as root), so the app cannot read cdkbot's files, memory or tokens; every process of that user is killed afterwards")
 	cmd.Flags().StringVar(&opts.SecuritySeverity, "security-severity", "high", "the least severity of a permission change that triggers security-broadening: low, medium, high or critical")
 	cmd.Flags().StringVar(&opts.BaseFailure, "base-failure", "fail", "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) or first-deployment")
 	return cmd
@@ -252,7 +252,7 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 			return cleanup, usagef("no --base given and %v", err)
 		}
 	}
-	if opts.synthIdentity, err = parseIdentity(opts.SynthUser); err != nil {
+	if opts.synthUsers, err = parseSynthUsers(opts.SynthUser); err != nil {
 		return cleanup, err
 	}
 	tmp, err := os.MkdirTemp("", "cdkbot-review-")
@@ -260,7 +260,7 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 		return cleanup, &operationError{err}
 	}
 	cleanup = func() { os.RemoveAll(tmp) }
-	if opts.synthIdentity != nil {
+	if opts.synthUsers != nil {
 		// The synthesis user passes through to its own checkout; it cannot list the others.
 		if err := os.Chmod(tmp, 0o711); err != nil {
 			return cleanup, &operationError{err}
@@ -374,7 +374,7 @@ func synthesizeRevision(repo *gitrepo.Repo, sha, dir, tmp, name string, opts rev
 		log = io.Discard
 	}
 	if err := synth.Run(context.Background(), synth.Options{Dir: filepath.Join(src, appRel), OutDir: out, InstallCommand: opts.InstallCommand,
-		SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: filepath.Join(cacheRoot, "node_modules"), Log: log, User: opts.synthIdentity}); err != nil {
+		SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: filepath.Join(cacheRoot, "node_modules"), Log: log, User: opts.synthUsers[name]}); err != nil {
 		return "", err
 	}
 	if cached != "" {
@@ -397,11 +397,34 @@ func firstLine(err error) string {
 	return s
 }
 
-// parseIdentity reads --synth-user: a user name, a uid, or uid:gid ("" is none).
-func parseIdentity(spec string) (*synth.Identity, error) {
+// parseSynthUsers reads --synth-user: one user for both revisions, or BASE,HEAD so that the two
+// never share a uid ("" or none: no synthesis user).
+func parseSynthUsers(spec string) (map[string]*synth.Identity, error) {
 	if spec == "" || spec == "none" {
 		return nil, nil
 	}
+	parts := strings.Split(spec, ",")
+	if len(parts) > 2 {
+		return nil, usagef("--synth-user %q: give one user, or two (base,head)", spec)
+	}
+	base, err := parseIdentity(strings.TrimSpace(parts[0]))
+	if err != nil {
+		return nil, err
+	}
+	head := base
+	if len(parts) == 2 {
+		if head, err = parseIdentity(strings.TrimSpace(parts[1])); err != nil {
+			return nil, err
+		}
+		if head.UID == base.UID {
+			return nil, usagef("--synth-user %q: the base and head users must differ", spec)
+		}
+	}
+	return map[string]*synth.Identity{"base": base, "head": head}, nil
+}
+
+// parseIdentity reads one user: a name, a uid, or uid:gid.
+func parseIdentity(spec string) (*synth.Identity, error) {
 	bad := func(why string) error {
 		return usagef("--synth-user %q: %s; give a user name, a uid or uid:gid", spec, why)
 	}
