@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -156,8 +157,18 @@ func (r *actionRun) github() (*githubapi.Client, error) {
 	if token == "" {
 		return nil, usagef("input github-token is empty; pass ${{ github.token }} or a token that can comment")
 	}
+	var maxWait time.Duration
+	if v := r.rt.Input("rate-limit-wait"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, usagef("input rate-limit-wait is %q: give a duration such as 5m or 30s", v)
+		}
+		if maxWait = d; d == 0 {
+			maxWait = time.Nanosecond // 0: never wait, fail at once saying when the limit resets
+		}
+	}
 	owner, repo := r.rt.Repo()
-	return githubapi.New(githubapi.Options{Token: token, APIURL: r.rt.APIURL(), GraphQLURL: r.rt.GraphQLURL(), Owner: owner, Repo: repo})
+	return githubapi.New(githubapi.Options{Token: token, APIURL: r.rt.APIURL(), GraphQLURL: r.rt.GraphQLURL(), Owner: owner, Repo: repo, MaxWait: maxWait})
 }
 
 // reviewDeps wires a review: the GitHub client, the reviewer configured from the inputs, and

@@ -398,3 +398,21 @@ func TestActionApprovalByReview(t *testing.T) {
 		t.Errorf("bad input: exit %d %s", code, stderr)
 	}
 }
+
+// rate-limit-wait bounds how long a rate limit is waited out: a reset further away fails the
+// run at once, saying when it resets; a value that is not a duration is a usage error.
+func TestActionRateLimitWait(t *testing.T) {
+	srv := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{actionToken: ghserver.ActionsToken}})
+	actionEnv(t, srv, actionToken, "pull_request", prEvent(t, "opened", "4678020cb068", "9f2c1a0b7d4e"))
+	srv.Fail["GET /repos/acme/shop/issues/42/comments"] = []ghserver.Response{{Status: 403, Headers: map[string]string{"Retry-After": "120"},
+		Body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}`}}
+	t.Setenv("INPUT_RATE-LIMIT-WAIT", "1s")
+	code, stdout, stderr := run(t, "action")
+	if code == ExitOK || code == ExitVerdict || !strings.Contains(stdout+stderr, "resets in 2m0s, longer than cdkbot waits (1s)") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Setenv("INPUT_RATE-LIMIT-WAIT", "five minutes")
+	if code, stdout, stderr := run(t, "action"); code != ExitUsage || !strings.Contains(stdout+stderr, `input rate-limit-wait is "five minutes"`) {
+		t.Errorf("bad value: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
