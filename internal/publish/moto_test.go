@@ -274,21 +274,20 @@ func keys(m map[string][]byte) []string {
 }
 
 // A multipart upload a killed run left unfinished (SIGKILL cannot abort it) is aborted by the
-// next upload of the same key, so no hidden, billed parts pile up.
-func TestLeftoverMultipartUploadsAreAborted(t *testing.T) {
+// next run that uploads the same key, and the summary says so: no hidden, billed parts pile up.
+func TestLeftoverMultipartUploadsAreAbortedAndReported(t *testing.T) {
 	srv := moto.Start(t)
+	srv.Bootstrap(t)
 	moto.Env(t, srv.URL)
 	ctx := context.Background()
+	p := filePlan(t)
+	d := p.Jobs[0].Destinations[0]
 	client := awsconfig.S3(srv.Config())
-	bucket, key := "assets", "big.bin"
-	if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)}); err != nil {
+	if _, err := client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(d.Bucket), Key: aws.String(d.Key)}); err != nil {
 		t.Fatal(err)
 	}
 	count := func() int {
-		out, err := client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
+		out, err := client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String(d.Bucket)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,15 +296,23 @@ func TestLeftoverMultipartUploadsAreAborted(t *testing.T) {
 	if count() != 1 {
 		t.Fatal("the emulator does not list the leftover upload")
 	}
-	cfg, err := awsconfig.Load(ctx, awsconfig.Options{})
+	s, err := publishAt(t, ctx, p, nil)
 	if err != nil {
-		t.Fatal(err)
-	}
-	data := bytes.Repeat([]byte("x"), 33<<20) // over the multipart threshold
-	if err := publish.NewS3Store(cfg).Upload(ctx, bucket, key, bytes.NewReader(data), int64(len(data)), "application/octet-stream"); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(); n != 0 {
 		t.Errorf("%d unfinished multipart uploads left", n)
+	}
+	notes := 0
+	for _, o := range s.Outcomes {
+		if o.Note != "" {
+			notes++
+			if o.Asset != p.Jobs[0].ID || o.Note != "aborted 1 unfinished upload(s) an earlier run left" {
+				t.Errorf("note on %s: %q", o.Asset, o.Note)
+			}
+		}
+	}
+	if notes != 1 {
+		t.Errorf("%d notes, want 1: %+v", notes, s.Outcomes)
 	}
 }

@@ -28,6 +28,12 @@ type FileStore interface {
 	Upload(ctx context.Context, bucket, key string, body io.ReadSeeker, size int64, contentType string) error
 }
 
+// LeftoverAborter is a FileStore that can abort the unfinished multipart uploads of a key that
+// an earlier, killed run left behind (billed storage nobody sees), saying how many it aborted.
+type LeftoverAborter interface {
+	AbortLeftovers(ctx context.Context, bucket, key string) (int, error)
+}
+
 // FileStores opens the store of a destination, acting as its publishing role.
 type FileStores func(ctx context.Context, d publishplan.Destination) (FileStore, error)
 
@@ -222,6 +228,13 @@ func (r *run) set(i, k int, st State, bytes int64, err error) {
 	r.emit(Event{Asset: oc.Asset, Destination: oc.Destination, State: st, Bytes: bytes, Err: err})
 }
 
+// note keeps a remark on an outcome for the summary.
+func (r *run) note(i, k int, text string) {
+	r.mu.Lock()
+	r.outcomes[i][k].Note = text
+	r.mu.Unlock()
+}
+
 // fail records a failure, or a skip when the run was already stopping: an asset cut short
 // by another's failure did not fail on its own.
 func (r *run) fail(ctx context.Context, i, k int, err error) {
@@ -290,6 +303,14 @@ func (r *run) file(ctx context.Context, i int, j publishplan.Job) error {
 		counted := &progressReader{ReadSeeker: body, report: func(sent int64) {
 			r.emit(Event{Asset: j.ID, Destination: d.ID, State: Uploading, Bytes: size, Sent: sent})
 		}}
+		if la, ok := stores[k].(LeftoverAborter); ok {
+			switch n, err := la.AbortLeftovers(ctx, d.Bucket, d.Key); {
+			case err != nil:
+				r.note(i, k, fmt.Sprintf("unfinished uploads an earlier run may have left were not aborted: %v", err))
+			case n > 0:
+				r.note(i, k, fmt.Sprintf("aborted %d unfinished upload(s) an earlier run left", n))
+			}
+		}
 		if err := stores[k].Upload(ctx, d.Bucket, d.Key, counted, size, contentType); err != nil {
 			err = fmt.Errorf("asset %s → %s: upload: %w", j.ID, describe(d), err)
 			r.fail(ctx, i, k, err)

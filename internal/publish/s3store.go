@@ -148,7 +148,6 @@ func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.ReadSe
 		return ctx.Err()
 	}
 	defer func() { <-multipartSlots }()
-	s.abortLeftovers(ctx, bucket, key)
 	in := &transfermanager.UploadObjectInput{Bucket: &bucket, Key: &key, Body: body, ContentLength: &size, ContentType: &contentType,
 		SSEKMSKeyID: kmsKey}
 	if sse != "" {
@@ -160,19 +159,24 @@ func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.ReadSe
 	return nil
 }
 
-// abortLeftovers aborts the unfinished multipart uploads of key that an earlier run left (a run
-// killed mid-upload cannot abort its own): they are billed storage nobody can see. Best effort:
-// a role that may not list them leaves them to the bucket's lifecycle rule.
-func (s *S3Store) abortLeftovers(ctx context.Context, bucket, key string) {
+// AbortLeftovers aborts the unfinished multipart uploads of key that an earlier run left (a run
+// killed mid-upload cannot abort its own): they are billed storage nobody can see.
+func (s *S3Store) AbortLeftovers(ctx context.Context, bucket, key string) (int, error) {
 	out, err := s.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: &bucket, Prefix: &key})
 	if err != nil {
-		return
+		return 0, errors.New(awsconfig.Explain(err))
 	}
+	n := 0
 	for _, u := range out.Uploads {
-		if aws.ToString(u.Key) == key {
-			_, _ = s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &bucket, Key: &key, UploadId: u.UploadId})
+		if aws.ToString(u.Key) != key {
+			continue
 		}
+		if _, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &bucket, Key: &key, UploadId: u.UploadId}); err != nil {
+			return n, errors.New(awsconfig.Explain(err))
+		}
+		n++
 	}
+	return n, nil
 }
 
 // encryption asks the bucket's default encryption once. A publishing role may not be allowed

@@ -25,6 +25,7 @@ type Outcome struct {
 	State       State  `json:"state"`
 	Bytes       int64  `json:"bytes,omitempty"`
 	Error       string `json:"error,omitempty"`
+	Note        string `json:"note,omitempty"` // e.g. leftovers of an earlier run cleaned up
 }
 
 // Summary of a run, one outcome per asset × destination in plan order.

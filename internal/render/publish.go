@@ -28,6 +28,9 @@ func PublishSummaryText(w io.Writer, s publishplan.Summary, dryRun bool) error {
 		if o.Error != "" {
 			ew.printf("    %s\n", strings.ReplaceAll(o.Error, "\n", "\n    "))
 		}
+		if o.Note != "" {
+			ew.printf("    note: %s\n", Clean(o.Note))
+		}
 	}
 	verb := "Published"
 	if dryRun {
