@@ -27,6 +27,7 @@ if (hostile) {
       else { try { if (fs.lstatSync(p).isDirectory()) walk(p); } catch (e) {} } } };
   walk(path.dirname(out));
   if (process.env.CDK_PROBE_CACHE) walk(process.env.CDK_PROBE_CACHE);
+  if (fs.existsSync('FAIL_AFTER')) process.exit(1); // and hope the tainted base is cached for later
 }
 `
 
@@ -61,6 +62,15 @@ func TestHeadCannotRewriteTheBase(t *testing.T) {
 	code, stdout, stderr = run(t, "review", "--repo", dir, "--base", base, "--head", head, "--no-color")
 	if code != ExitVerdict || !strings.Contains(stdout, "Table") {
 		t.Errorf("same user, again: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// A head that rewrites the base and then fails is caught too (not just "the head failed").
+	os.WriteFile(filepath.Join(dir, "FAIL_AFTER"), nil, 0o644)
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", "rewrite the base, then fail")
+	failing := gitRun(t, dir, "rev-parse", "HEAD")
+	code, stdout, stderr = run(t, "review", "--repo", dir, "--base", base, "--head", failing, "--no-color")
+	if code == ExitOK || !strings.Contains(stderr, "changed while the head was synthesized") {
+		t.Errorf("failing head: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if os.Geteuid() != 0 {
 		return

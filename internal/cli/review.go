@@ -269,19 +269,10 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 			return cleanup, &operationError{err}
 		}
 	}
-	// The base is fingerprinted as soon as it exists and checked once the head's app has run:
-	// pull request code must not rewrite what it is compared against.
-	var baseDir, baseFingerprint string
 	for _, side := range []struct {
 		name, rev string
 		dst       *string
 	}{{"base", opts.Base, &opts.BaseAssembly}, {"head", opts.Head, &opts.HeadAssembly}} {
-		if side.name == "head" && opts.BaseAssembly != "" {
-			baseDir = opts.BaseAssembly
-			if baseFingerprint, err = synth.Fingerprint(baseDir); err != nil {
-				return cleanup, &operationError{err}
-			}
-		}
 		sha, err := repo.Resolve(side.rev)
 		if err != nil {
 			return cleanup, usagef("%v", err)
@@ -307,7 +298,16 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 			return cleanup, usagef("revision %s (%s) has no %s, and synthesizing pull request code is not allowed here", side.rev, sha[:12], opts.AssemblyDir)
 		}
 		// No committed assembly: synthesize the revision's app.
+		baseUnchanged := func() error { return nil }
+		if side.name == "head" && opts.BaseAssembly != "" {
+			if baseUnchanged, err = guardBase(opts.BaseAssembly); err != nil {
+				return cleanup, &operationError{err}
+			}
+		}
 		asm, err := synthesizeRevision(repo, sha, dir, tmp, side.name, *opts)
+		if err := baseUnchanged(); err != nil { // whether the head's app succeeded or not
+			return cleanup, &operationError{err}
+		}
 		switch {
 		case err == nil:
 			*side.dst = asm
@@ -328,18 +328,28 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 				"or pass --base-assembly/--head-assembly", side.rev, sha[:12], opts.AssemblyDir, err)
 		}
 	}
-	if baseDir != "" {
-		after, err := synth.Fingerprint(baseDir)
-		if err != nil || after != baseFingerprint {
-			os.RemoveAll(baseDir) // tainted: never reused from the cache
-			return cleanup, &operationError{fmt.Errorf("the base assembly (%s) changed while the head was synthesized: the pull request's app wrote to it, "+
-				"so nothing can be compared; synthesize as another user (--synth-user, the action's synth-user)", baseDir)}
-		}
-	}
 	if opts.Repo == "" {
 		opts.Repo = repo.Root()
 	}
 	return cleanup, nil
+}
+
+// guardBase fingerprints the base assembly before the head's app runs; the check it returns
+// fails, and removes the base (it may sit in the cache), if anything changed it since: pull
+// request code must not rewrite what it is compared against.
+func guardBase(dir string) (check func() error, err error) {
+	before, err := synth.Fingerprint(dir)
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		if after, err := synth.Fingerprint(dir); err == nil && after == before {
+			return nil
+		}
+		os.RemoveAll(dir) // tainted: never reused
+		return fmt.Errorf("the base assembly (%s) changed while the head was synthesized: the pull request's app wrote to it, "+
+			"so nothing can be compared; synthesize as another user (--synth-user, the action's synth-user)", dir)
+	}, nil
 }
 
 // synthesizeRevision checks out a revision and runs its app; results are cached by commit.
