@@ -41,6 +41,16 @@ type Options struct {
 // Identity is a numeric user and group.
 type Identity struct{ UID, GID uint32 }
 
+// procAttr runs a process as i.
+func (i *Identity) procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: i.UID, Gid: i.GID, NoSetGroups: true}}
+}
+
+// reclaim gives a tree the app wrote back to cdkbot, so that the app can no longer change it.
+func reclaim(root string) error {
+	return chownTree(root, uint32(os.Geteuid()), uint32(os.Getegid()))
+}
+
 // Error is a failed stage with the tail of its output.
 type Error struct {
 	Stage   string // install | synth
@@ -121,7 +131,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.User != nil {
 		// The assembly is cdkbot's from here on (it may be cached and read again later).
-		if err := chownTree(o.OutDir, uint32(os.Geteuid()), uint32(os.Getegid())); err != nil {
+		if err := reclaim(o.OutDir); err != nil {
 			return err
 		}
 	}
@@ -184,7 +194,7 @@ func (o Options) installWithCache(ctx context.Context, install, lock string, env
 				if o.User != nil {
 					// Cached modules belong to cdkbot: the app reads them but cannot plant code
 					// in what the next revision (perhaps the base) will run.
-					if err := chownTree(cached, uint32(os.Geteuid()), uint32(os.Getegid())); err != nil {
+					if err := reclaim(cached); err != nil {
 						return err
 					}
 				}
@@ -254,10 +264,11 @@ func run(ctx context.Context, stage, command, dir string, env []string, user *Id
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	if user != nil {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: user.UID, Gid: user.GID, NoSetGroups: true}
+		cmd.SysProcAttr = user.procAttr()
 	}
+	cmd.SysProcAttr.Setpgid = true
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
 	cmd.WaitDelay = 10 * time.Second
 	err = cmd.Start()
@@ -268,7 +279,7 @@ func run(ctx context.Context, stage, command, dir string, env []string, user *Id
 		if user != nil {
 			// Everything the synthesis user still runs, in or out of the group, is the app's.
 			killAll := exec.Command("kill", "-9", "-1")
-			killAll.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: user.UID, Gid: user.GID, NoSetGroups: true}}
+			killAll.SysProcAttr = user.procAttr()
 			_ = killAll.Run()
 		}
 	}
