@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -85,11 +86,11 @@ func runAction(ctx context.Context, streams IO) error {
 		if !ok {
 			return usagef("the %s event has no pull_request payload", ev)
 		}
-		d, gate, err := r.reviewDeps(ctx)
+		d, gate, cleanup, err := r.reviewDeps(ctx)
 		if err != nil {
 			return err
 		}
-		defer d.Reviewer.(*actionReviewer).cleanup()
+		defer cleanup()
 		return action.ReviewPullRequest(ctx, d, action.PullRequestReview{Event: ev, CheckedOut: rt.SHA(), Key: rt.Key(r.workdir),
 			Comment: rt.Input("comment"), Gate: gate, PR: action.PullRequest{Number: pr.Number, Author: pr.Author, HeadSHA: pr.HeadSHA,
 				BaseSHA: pr.BaseSHA, MergeCommitSHA: pr.MergeCommitSHA, Labels: pr.Labels, Fork: pr.Fork}})
@@ -99,22 +100,22 @@ func runAction(ctx context.Context, streams IO) error {
 			rt.Notice("cdkbot: the comment is not on a pull request; nothing to do")
 			return nil
 		}
-		d, gate, err := r.reviewDeps(ctx)
+		d, gate, cleanup, err := r.reviewDeps(ctx)
 		if err != nil {
 			return err
 		}
-		defer d.Reviewer.(*actionReviewer).cleanup()
+		defer cleanup()
 		return action.ReviewCommand(ctx, d, body, number, action.PullRequestReview{Key: rt.Key(r.workdir), Comment: rt.Input("comment"), Gate: gate})
 	case "merge_group":
 		mg, ok := rt.MergeGroup()
 		if !ok {
 			return usagef("the merge_group event has no merge_group payload")
 		}
-		d, gate, err := r.reviewDeps(ctx)
+		d, gate, cleanup, err := r.reviewDeps(ctx)
 		if err != nil {
 			return err
 		}
-		defer d.Reviewer.(*actionReviewer).cleanup()
+		defer cleanup()
 		return action.ReviewMergeGroup(ctx, d, action.MergeGroupReview{Action: mg.Action, BaseSHA: mg.BaseSHA, HeadSHA: mg.HeadSHA,
 			HeadRef: mg.HeadRef, Key: rt.Key(r.workdir), Gate: gate})
 	case "push":
@@ -172,15 +173,16 @@ func (r *actionRun) github() (*githubapi.Client, error) {
 }
 
 // reviewDeps wires a review: the GitHub client, the reviewer configured from the inputs, and
-// git when revisions are synthesized from the checkout.
-func (r *actionRun) reviewDeps(ctx context.Context) (action.Deps, action.Gate, error) {
+// git when revisions are synthesized from the checkout. cleanup removes what the reviews wrote.
+func (r *actionRun) reviewDeps(ctx context.Context) (_ action.Deps, _ action.Gate, cleanup func(), _ error) {
+	cleanup = func() {}
 	gate, err := r.gate()
 	if err != nil {
-		return action.Deps{}, gate, err
+		return action.Deps{}, gate, cleanup, err
 	}
 	gh, err := r.github()
 	if err != nil {
-		return action.Deps{}, gate, err
+		return action.Deps{}, gate, cleanup, err
 	}
 	opts := reviewOptions{BaseAssembly: r.path("base-assembly"), HeadAssembly: r.path("head-assembly"), Config: r.path("config"), Repo: r.workdir,
 		OverrideLabel: r.rt.Input("override-label"), FailOn: review.DefaultFailOn, AssemblyDir: "cdk.out",
@@ -204,11 +206,11 @@ func (r *actionRun) reviewDeps(ctx context.Context) (action.Deps, action.Gate, e
 	if !rv.UsesAssemblies() {
 		repo, err := gitrepo.Open(r.workdir)
 		if err != nil {
-			return d, gate, usagef("%v", err)
+			return d, gate, cleanup, usagef("%v", err)
 		}
 		d.Git = &gitHistory{repo: repo, log: r.streams.Out}
 	}
-	return d, gate, nil
+	return d, gate, rv.cleanup, nil
 }
 
 func splitList(s string) []string { return strings.Split(strings.ReplaceAll(s, " ", ""), ",") }
@@ -244,7 +246,7 @@ func (a *actionReviewer) cleanup() {
 // gitHistory answers the flows' questions about history, fetching what a shallow clone lacks.
 type gitHistory struct {
 	repo *gitrepo.Repo
-	log  interface{ Write([]byte) (int, error) }
+	log  io.Writer
 }
 
 func (g *gitHistory) Parents(rev string) (string, []string, error) { return g.repo.Parents(rev) }
