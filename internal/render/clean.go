@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 )
@@ -10,8 +11,12 @@ import (
 // controls that reorder what a reader sees become visible escapes, so a value can neither start
 // a new line — where GitHub would run "::error::…" as a workflow command — nor rewrite the
 // terminal or disguise itself.
-func Clean(s string) string {
-	if !needsCleaning(s) {
+func Clean(s string) string { return escapeUnsafe(s, false) }
+
+// escapeUnsafe shows unsafe runes as escapes and tabs as spaces; with keepBreaks, line breaks
+// stay for the Markdown escapers, which turn them into spaces or ⏎ themselves.
+func escapeUnsafe(s string, keepBreaks bool) string {
+	if !strings.ContainsFunc(s, unsafeRune) {
 		return s
 	}
 	var b strings.Builder
@@ -19,7 +24,9 @@ func Clean(s string) string {
 		switch {
 		case r == '\t':
 			b.WriteRune(' ')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || bidi(r) || r == unicode.ReplacementChar:
+		case keepBreaks && (r == '\n' || r == '\r'):
+			b.WriteRune(r)
+		case unsafeRune(r):
 			b.WriteString(quoteRune(r))
 		default:
 			b.WriteRune(r)
@@ -28,13 +35,10 @@ func Clean(s string) string {
 	return b.String()
 }
 
-func needsCleaning(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || bidi(r) || r == unicode.ReplacementChar {
-			return true
-		}
-	}
-	return false
+// unsafeRune reports C0 and C1 controls, DEL, bidirectional controls and the replacement
+// character (what invalid UTF-8 decodes to).
+func unsafeRune(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || bidi(r) || r == unicode.ReplacementChar
 }
 
 // bidi reports the Unicode bidirectional formatting characters (embeddings, overrides,
@@ -44,13 +48,8 @@ func bidi(r rune) bool {
 }
 
 func quoteRune(r rune) string {
-	const hex = "0123456789abcdef"
 	if r <= 0xff {
-		return `\x` + string(hex[r>>4]) + string(hex[r&0xf])
+		return fmt.Sprintf(`\x%02x`, r)
 	}
-	out := []byte(`\u`)
-	for shift := 12; shift >= 0; shift -= 4 {
-		out = append(out, hex[(r>>uint(shift))&0xf])
-	}
-	return string(out)
+	return fmt.Sprintf(`\u%04x`, r)
 }

@@ -21,3 +21,14 @@ func TestClean(t *testing.T) {
 		}
 	}
 }
+
+// Comments neutralise the same runes: a logical id cannot reorder what a reviewer reads
+// (Trojan Source) or carry terminal escapes; line breaks stay the escapers' business.
+func TestMarkdownEscapesUnsafeRunes(t *testing.T) {
+	if got, want := mdText("admin\u202e1gnp.exe\nnext"), `admin\\u202e1gnp.exe next`; got != want {
+		t.Errorf("mdText = %q, want %q", got, want)
+	}
+	if got, want := mdCode("red\x1b[31m\u2066x\nz", 0), `<code>red&#92;x1b&#91;31m&#92;u2066x ⏎ z</code>`; got != want {
+		t.Errorf("mdCode = %q, want %q", got, want)
+	}
+}

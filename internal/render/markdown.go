@@ -6,7 +6,8 @@ import (
 
 // Markdown escaping for strings that come from templates or pull requests. Such strings are
 // untrusted: a resource name or property value must not be able to close a <details> block,
-// break a table, inject HTML or @mention people.
+// break a table, inject HTML or @mention people, nor reorder what reviewers read with
+// bidirectional controls (shown as escapes, as in logs).
 
 var codeEscaper = strings.NewReplacer(
 	"&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "|", "&#124;", "`", "&#96;",
@@ -17,7 +18,7 @@ var codeEscaper = strings.NewReplacer(
 
 // mdCode renders s as inline code safe inside a table cell, truncated to limit bytes.
 func mdCode(s string, limit int) string {
-	return "<code>" + codeEscaper.Replace(truncate(s, limit)) + "</code>"
+	return "<code>" + codeEscaper.Replace(escapeUnsafe(truncate(s, limit), true)) + "</code>"
 }
 
 var textEscaper = strings.NewReplacer(
@@ -27,7 +28,7 @@ var textEscaper = strings.NewReplacer(
 )
 
 // mdText escapes s for use as plain Markdown text.
-func mdText(s string) string { return textEscaper.Replace(s) }
+func mdText(s string) string { return textEscaper.Replace(escapeUnsafe(s, true)) }
 
 func truncate(s string, limit int) string {
 	if limit <= 0 || len(s) <= limit {
