@@ -227,7 +227,7 @@ func (t *retrying) decide(resp *http.Response, body []byte, err error, attempt i
 }
 
 // neverSent is true for errors that happen before a request reaches GitHub: no connection
-// could be made (refused, unreachable, DNS).
+// could be made (refused, unreachable, DNS), however wrapped (url.Error, go-github).
 func neverSent(err error) bool {
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
@@ -247,15 +247,7 @@ func ambiguous(err error) bool {
 	if errors.As(err, &ge) {
 		return ge.Response != nil && ge.Response.StatusCode >= 500
 	}
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !neverSentErr(err)
-}
-
-func neverSentErr(err error) bool {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return neverSent(ue.Err)
-	}
-	return neverSent(err)
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !neverSent(err)
 }
 
 // createOnce sends a creating request, and when its outcome is unknown looks for its effect
