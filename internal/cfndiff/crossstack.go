@@ -3,7 +3,6 @@ package cfndiff
 import (
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/cfn"
@@ -20,7 +19,7 @@ type ExportInUse struct {
 // outputChanges says which outputs of a stack resolve to a different value after the change,
 // by output logical id, with why: the output is edited or removed, or it reads a resource that is
 // replaced (its physical id and attributes change).
-func outputChanges(d *TemplateDiff, oldT, newT *cfn.Object) map[string]string {
+func outputChanges(d *TemplateDiff, newT *cfn.Object) map[string]string {
 	out := map[string]string{}
 	for _, c := range d.Outputs.Changes {
 		switch c.Kind() {
@@ -76,7 +75,7 @@ func changedExports(d *TemplateDiff, oldT, newT *cfn.Object) map[string]string {
 	if len(oldNames) == 0 {
 		return nil // exported nothing: nothing of it can be in use
 	}
-	changed := outputChanges(d, oldT, newT)
+	changed := outputChanges(d, newT)
 	out := map[string]string{}
 	newNames := exportNames(newT)
 	for key, name := range oldNames {
@@ -92,11 +91,11 @@ func changedExports(d *TemplateDiff, oldT, newT *cfn.Object) map[string]string {
 
 // nestedOutputChanges are the changed outputs of a stack's nested stacks, keyed as the parent
 // reads them: "NestedLogicalID.Outputs.Name".
-func nestedOutputChanges(nested []*StackDiff, olds, news map[string]*cfn.Object) map[string]string {
+func nestedOutputChanges(nested []*StackDiff) map[string]string {
 	out := map[string]string{}
 	for _, n := range nested {
 		id := n.StackName // the nested stack's logical id in its parent
-		for key, why := range outputChanges(n.Diff, olds[id], news[id]) {
+		for key, why := range outputChanges(n.Diff, n.newT) {
 			out[id+".Outputs."+key] = "nested stack " + id + ": " + why
 		}
 	}
@@ -107,14 +106,11 @@ func nestedOutputChanges(nested []*StackDiff, olds, news map[string]*cfn.Object)
 func importers(templates map[string]*cfn.Object) map[string][]string {
 	out := map[string][]string{}
 	for _, id := range slices.Sorted(maps.Keys(templates)) {
-		for _, name := range cfn.ImportNames(get(templates[id], "Resources")) {
-			if !slices.Contains(out[name], id) {
-				out[name] = append(out[name], id)
-			}
-		}
-		for _, name := range cfn.ImportNames(get(templates[id], "Outputs")) {
-			if !slices.Contains(out[name], id) {
-				out[name] = append(out[name], id)
+		for _, section := range []string{"Resources", "Outputs"} {
+			for _, name := range cfn.ImportNames(get(templates[id], section)) {
+				if !slices.Contains(out[name], id) {
+					out[name] = append(out[name], id)
+				}
 			}
 		}
 	}
@@ -135,8 +131,7 @@ func exportsInUse(self string, changed map[string]string, deployed map[string][]
 			out = append(out, ExportInUse{Name: name, Why: changed[name], Importers: users})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return out // by name: the names were walked in order
 }
 
 // String is the finding as a reviewer reads it.

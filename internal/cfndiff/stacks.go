@@ -312,11 +312,7 @@ func passParameters(parent *StackDiff, opts Options, depth int) {
 
 // withNestedOutputs adds the changed outputs of nested stacks to the inputs a parent reads.
 func withNestedOutputs(opts Options, nested []*StackDiff) Options {
-	olds, news := map[string]*cfn.Object{}, map[string]*cfn.Object{}
-	for _, n := range nested {
-		olds[n.StackName], news[n.StackName] = n.oldT, n.newT
-	}
-	changed := nestedOutputChanges(nested, olds, news)
+	changed := nestedOutputChanges(nested)
 	if len(changed) == 0 {
 		return opts
 	}
