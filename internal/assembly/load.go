@@ -91,7 +91,7 @@ func (l *loader) load(dir, stagePath string, depth int) (*Assembly, error) {
 	if issues := l.validateManifest(validated); len(issues) > 0 {
 		return nil, &Error{File: file, Issues: capIssues(issues), Hint: fmt.Sprintf(
 			"The manifest does not match the cloud assembly schema cdkbot reads (%s). Synthesize the app again; "+
-				"if this framework is newer than cdkbot, upgrade cdkbot.", l.schemas.source)}
+				"if this framework is newer than cdkbot, upgrade cdkbot.", l.schemas.Source)}
 	}
 	var m manifestJSON
 	if err := decodeTyped(file, data, &m); err != nil {
@@ -150,10 +150,10 @@ func (l *loader) checkVersion(dir, file string, obj map[string]any) error {
 	if err != nil {
 		return newError(file, "/version", synthHint, "%q is not a semantic version", raw)
 	}
-	if int(v.Major()) <= l.schemas.revision {
+	if int(v.Major()) <= l.schemas.MaxMajor {
 		return nil
 	}
-	return &TooNewError{File: file, Assembly: l.display(dir), SchemaVersion: raw, SupportedMax: l.schemas.revision,
+	return &TooNewError{File: file, Assembly: l.display(dir), SchemaVersion: raw, SupportedMax: l.schemas.MaxMajor,
 		Framework: l.sniffFramework(dir, obj)}
 }
 
@@ -248,19 +248,15 @@ func (l *loader) validateManifest(obj map[string]any) []Issue {
 			}
 			prefix := pointer([]string{"artifacts", id, "properties"})
 			covered[prefix] = true
-			if err := sch.Validate(props); err != nil {
-				for _, is := range issuesOf(err) {
-					is.Pointer = strings.TrimSuffix(prefix+is.Pointer, "/")
-					issues = append(issues, is)
-				}
+			for _, is := range sch.Validate(props) {
+				is.Pointer = strings.TrimSuffix(prefix+is.Pointer, "/")
+				issues = append(issues, is)
 			}
 		}
 	}
-	if err := l.schemas.manifest.Validate(obj); err != nil {
-		for _, is := range issuesOf(err) {
-			if !coveredBy(covered, is.Pointer) {
-				issues = append(issues, is)
-			}
+	for _, is := range l.schemas.manifest.Validate(obj) {
+		if !coveredBy(covered, is.Pointer) {
+			issues = append(issues, is)
 		}
 	}
 	return issues
@@ -503,9 +499,9 @@ func (l *loader) assetManifest(a *Assembly, rel string) (*AssetManifest, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := l.schemas.assets.Validate(doc); err != nil {
-		return nil, &Error{File: file, Issues: capIssues(issuesOf(err)), Hint: fmt.Sprintf(
-			"The asset manifest does not match the asset schema cdkbot reads (%s). Synthesize the app again.", l.schemas.source)}
+	if issues := l.schemas.assets.Validate(doc); issues != nil {
+		return nil, &Error{File: file, Issues: capIssues(issues), Hint: fmt.Sprintf(
+			"The asset manifest does not match the asset schema cdkbot reads (%s). Synthesize the app again.", l.schemas.Source)}
 	}
 	var w assetManifestJSON
 	if err := decodeTyped(file, data, &w); err != nil {

@@ -1,18 +1,13 @@
 package assembly
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:generate ./schema/update.sh
@@ -23,8 +18,6 @@ import (
 var schemaFiles embed.FS
 
 const (
-	manifestSchemaURL = "mem:///cloud-assembly.schema.json"
-	assetsSchemaURL   = "mem:///assets.schema.json"
 	// maxReportedIssues keeps a badly broken manifest from burying the user in messages.
 	maxReportedIssues = 20
 )
@@ -41,59 +34,62 @@ var propertyDefinitions = map[string]string{
 }
 
 type schemas struct {
-	manifest   *jsonschema.Schema
-	assets     *jsonschema.Schema
-	properties map[string]*jsonschema.Schema
-	revision   int
-	source     string
+	SchemaInfo
+	manifest   *validator
+	assets     *validator
+	properties map[string]*validator
 }
 
+// loadSchemas readies the validators, on the first assembly read: commands that read none
+// (version, a template diff) never pay for it.
 var loadSchemas = sync.OnceValues(func() (*schemas, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft7)
-	for url, name := range map[string]string{manifestSchemaURL: "cloud-assembly.schema.json", assetsSchemaURL: "assets.schema.json"} {
+	info, err := loadSchemaInfo()
+	if err != nil {
+		return nil, err
+	}
+	docs := map[string]*jsonschema.Schema{}
+	for _, name := range []string{"cloud-assembly.schema.json", "assets.schema.json"} {
 		raw, err := schemaFiles.ReadFile("schema/" + name)
 		if err != nil {
 			return nil, err
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
+		doc := new(jsonschema.Schema)
+		if err := json.Unmarshal(raw, doc); err != nil {
 			return nil, fmt.Errorf("embedded %s: %w", name, err)
 		}
-		if err := c.AddResource(url, doc); err != nil {
-			return nil, fmt.Errorf("embedded %s: %w", name, err)
-		}
+		docs[name] = doc
 	}
-	s := &schemas{properties: map[string]*jsonschema.Schema{}}
-	var err error
-	if s.manifest, err = c.Compile(manifestSchemaURL); err != nil {
-		return nil, fmt.Errorf("compile embedded manifest schema: %w", err)
+	s := &schemas{SchemaInfo: info, properties: map[string]*validator{}}
+	if s.manifest, err = newValidator(docs["cloud-assembly.schema.json"], ""); err != nil {
+		return nil, fmt.Errorf("embedded manifest schema: %w", err)
 	}
-	if s.assets, err = c.Compile(assetsSchemaURL); err != nil {
-		return nil, fmt.Errorf("compile embedded assets schema: %w", err)
+	if s.assets, err = newValidator(docs["assets.schema.json"], ""); err != nil {
+		return nil, fmt.Errorf("embedded assets schema: %w", err)
 	}
 	for typ, def := range propertyDefinitions {
-		if s.properties[typ], err = c.Compile(manifestSchemaURL + "#/definitions/" + def); err != nil {
-			return nil, fmt.Errorf("compile embedded schema definition %s: %w", def, err)
+		if s.properties[typ], err = newValidator(docs["cloud-assembly.schema.json"], "/definitions/"+def); err != nil {
+			return nil, fmt.Errorf("embedded schema definition %s: %w", def, err)
 		}
 	}
+	return s, nil
+})
+
+var loadSchemaInfo = sync.OnceValues(func() (SchemaInfo, error) {
 	var version struct {
 		Revision int `json:"revision"`
 	}
 	raw, err := schemaFiles.ReadFile("schema/version.json")
 	if err != nil {
-		return nil, err
+		return SchemaInfo{}, err
 	}
 	if err := json.Unmarshal(raw, &version); err != nil || version.Revision <= 0 {
-		return nil, fmt.Errorf("embedded schema/version.json has no revision")
+		return SchemaInfo{}, fmt.Errorf("embedded schema/version.json has no revision")
 	}
-	s.revision = version.Revision
 	src, err := schemaFiles.ReadFile("schema/SOURCE")
 	if err != nil {
-		return nil, err
+		return SchemaInfo{}, err
 	}
-	s.source = strings.TrimSpace(string(src))
-	return s, nil
+	return SchemaInfo{MaxMajor: version.Revision, Source: strings.TrimSpace(string(src))}, nil
 })
 
 // SchemaInfo describes the cloud assembly schema this build of cdkbot was made with.
@@ -105,41 +101,11 @@ type SchemaInfo struct {
 // Schema returns the embedded schema's facts. It panics only if the binary was built with a
 // broken embedded schema, which the package tests rule out.
 func Schema() SchemaInfo {
-	s, err := loadSchemas()
+	info, err := loadSchemaInfo()
 	if err != nil {
 		panic(err)
 	}
-	return SchemaInfo{MaxMajor: s.revision, Source: s.source}
-}
-
-var printer = message.NewPrinter(language.English)
-
-// issuesOf flattens a validation error into leaf issues with JSON pointers. anyOf/oneOf failures
-// are reported once at their own location: their branches' complaints are noise to a user.
-func issuesOf(err error) []Issue {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return []Issue{{Message: err.Error()}}
-	}
-	var out []Issue
-	var walk func(*jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		switch e.ErrorKind.(type) {
-		case *kind.AnyOf, *kind.OneOf:
-			out = append(out, Issue{Pointer: pointer(e.InstanceLocation), Message: "matches none of the shapes the schema allows here"})
-			return
-		}
-		if len(e.Causes) == 0 {
-			out = append(out, Issue{Pointer: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
-	return out
+	return info
 }
 
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
