@@ -201,6 +201,17 @@ func (r *actionRun) reviewDeps(ctx context.Context) (_ action.Deps, _ action.Gat
 	if f := r.rt.Input("fail-on"); f != "" {
 		opts.FailOn = splitList(f)
 	}
+	if in := r.rt.Input("synth-inputs"); in != "" {
+		opts.SynthInputs = splitList(strings.ReplaceAll(in, "\n", ","))
+	}
+	opts.SynthConcurrency = 2
+	if c := r.rt.Input("synth-concurrency"); c != "" {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 1 {
+			return action.Deps{}, gate, cleanup, usagef("input synth-concurrency is %q: give a whole number, 1 or more (2 synthesizes base and head side by side)", c)
+		}
+		opts.SynthConcurrency = n
+	}
 	rv := &actionReviewer{opts: opts, configGiven: configGiven}
 	d := action.Deps{GitHub: gh, Runner: r.rt, Reviewer: rv, SaveReport: saveReport}
 	if !rv.UsesAssemblies() {
@@ -213,7 +224,16 @@ func (r *actionRun) reviewDeps(ctx context.Context) (_ action.Deps, _ action.Gat
 	return d, gate, rv.cleanup, nil
 }
 
-func splitList(s string) []string { return strings.Split(strings.ReplaceAll(s, " ", ""), ",") }
+// splitList splits a comma-separated input, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(strings.ReplaceAll(s, " ", ""), ",") {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // actionReviewer is the reviewer the flows drive: `cdkbot review` configured from the inputs.
 type actionReviewer struct {

@@ -78,8 +78,8 @@ func TestHeadCannotRewriteTheBase(t *testing.T) {
 	os.Chmod(cache, 0o711)
 	os.Chmod(filepath.Dir(cache), 0o711)
 	os.RemoveAll(filepath.Join(cache, "cdkbot")) // the base is synthesized again, as the synthesis user
-	// The attacker knows where the base's cached assembly is (the commit is public).
-	t.Setenv("CDK_PROBE_CACHE", filepath.Join(cache, "cdkbot", "assemblies", base))
+	// The attacker knows where the base's cached assembly is (its key is made of public git ids).
+	t.Setenv("CDK_PROBE_CACHE", filepath.Join(cache, "cdkbot", "assemblies"))
 	code, stdout, stderr = run(t, "review", "--repo", dir, "--base", base, "--head", head, "--no-color", "--synth-user", "61002,61003")
 	if code != ExitVerdict || !strings.Contains(stdout, "Table") || !strings.Contains(stdout, "blocked") {
 		t.Errorf("synthesis user: exit %d\n%s\n%s", code, stdout, stderr)

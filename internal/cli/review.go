@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
@@ -50,6 +51,8 @@ type reviewOptions struct {
 	InstallCommand             string   // how a revision without a committed assembly is synthesized
 	SynthCommand               string
 	SynthTimeout               time.Duration
+	SynthInputs                []string                   // repository paths the app reads besides its directory (part of the cache key)
+	SynthConcurrency           int                        // revisions synthesized at the same time
 	SynthUser                  string                     // run install and synthesis as this user, or BASE,HEAD users (name, uid or uid:gid); needs root
 	synthUsers                 map[string]*synth.Identity // by side: base, head
 	NoSynth                    bool                       // never run the app (pull_request_target)
@@ -100,6 +103,8 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.InstallCommand, "install-command", "", "install dependencies before synthesizing (default from the lock file; none to skip)")
 	cmd.Flags().StringVar(&opts.SynthCommand, "synth-command", "", "synthesize the app (default: cdk.json's app, run with CDK_OUTDIR)")
 	cmd.Flags().DurationVar(&opts.SynthTimeout, "synth-timeout", 10*time.Minute, "time limit for installing and synthesizing one revision")
+	cmd.Flags().StringSliceVar(&opts.SynthInputs, "synth-inputs", nil, "repository paths the app reads outside its directory (../lambda code, shared config): checked out for synthesis and part of its cache key")
+	cmd.Flags().IntVar(&opts.SynthConcurrency, "synth-concurrency", 2, "revisions synthesized at the same time (base and head side by side)")
 	cmd.Flags().StringVar(&opts.SynthUser, "synth-user", "", "install and synthesize as this unprivileged, dedicated user, or as BASE,HEAD (a user each; name, uid or uid:gid; cdkbot must run as root), so the app cannot read cdkbot's files, memory or tokens; every process of that user is killed afterwards")
 	cmd.Flags().StringVar(&opts.SecuritySeverity, "security-severity", "high", "the least severity of a permission change that triggers security-broadening: low, medium, high or critical")
 	cmd.Flags().StringVar(&opts.BaseFailure, "base-failure", "fail", "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) or first-deployment")
@@ -269,6 +274,9 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 			return cleanup, &operationError{err}
 		}
 	}
+	// First, one side after the other (go-git reads are not made for concurrency): each
+	// revision's committed assembly, its cached one, or its inputs checked out to synthesize.
+	var jobs []*synthJob
 	for _, side := range []struct {
 		name, rev string
 		dst       *string
@@ -297,35 +305,63 @@ func materializeRevisions(opts *reviewOptions) (cleanup func(), err error) {
 		case opts.NoSynth:
 			return cleanup, usagef("revision %s (%s) has no %s, and synthesizing pull request code is not allowed here", side.rev, sha[:12], opts.AssemblyDir)
 		}
-		// No committed assembly: synthesize the revision's app.
-		baseUnchanged := func() error { return nil }
-		if side.name == "head" && opts.BaseAssembly != "" {
-			if baseUnchanged, err = guardBase(opts.BaseAssembly); err != nil {
-				return cleanup, &operationError{err}
+		job, err := prepareSynth(repo, sha, dir, tmp, side.name, *opts)
+		if err != nil {
+			return cleanup, usagef("revision %s (%s) has no %s and cannot be synthesized: %v", side.rev, sha[:12], opts.AssemblyDir, err)
+		}
+		job.rev, job.dst = side.rev, side.dst
+		if job.cached != "" {
+			*side.dst = job.cached
+			continue
+		}
+		if len(jobs) == 1 && jobs[0].key == job.key {
+			// The change touches none of the app's inputs: one synthesis serves both sides.
+			if opts.Log != nil {
+				fmt.Fprintf(opts.Log, "cdkbot: head (%s) has the same inputs as the base (none of %s changed): synthesizing once\n",
+					sha[:12], describeInputs(job.appRel, opts.SynthInputs))
 			}
+			jobs[0].also = job
+			continue
 		}
-		asm, err := synthesizeRevision(repo, sha, dir, tmp, side.name, *opts)
-		if err := baseUnchanged(); err != nil { // whether the head's app succeeded or not
-			return cleanup, &operationError{err}
+		if err := job.checkout(repo); err != nil {
+			return cleanup, usagef("revision %s (%s) cannot be checked out to synthesize: %v", side.rev, sha[:12], err)
 		}
+		jobs = append(jobs, job)
+	}
+	if err := runSynthJobs(jobs, *opts); err != nil {
+		return cleanup, &operationError{err}
+	}
+	for _, job := range slices.Clone(jobs) {
+		var synthErr *synth.Error
+		if job.appRel != "" && errors.As(job.err, &synthErr) {
+			job.err = fmt.Errorf("%w\n(only %s are checked out for synthesis: if the app reads other files of the repository, "+
+				"name them with --synth-inputs, the action's synth-inputs)", job.err, describeInputs(job.appRel, opts.SynthInputs))
+		}
+		if job.also != nil {
+			job.also.out, job.also.err = job.out, job.err
+			jobs = append(jobs, job.also)
+		}
+	}
+	for _, job := range jobs {
+		err := job.err
 		switch {
 		case err == nil:
-			*side.dst = asm
-		case side.name == "base" && opts.BaseFailure == "first-deployment":
+			*job.dst = job.out
+		case job.name == "base" && opts.BaseFailure == "first-deployment":
 			// Opted in: reviewed as if nothing were deployed; the review says so.
-			*side.dst = ""
+			*job.dst = ""
 			opts.Notes = append(opts.Notes, fmt.Sprintf("The base (%s) failed to synthesize, so this review compares against an empty assembly: "+
-				"every resource shows as created (base-failure: first-deployment). %v", sha[:12], firstLine(err)))
-		case side.name == "base":
+				"every resource shows as created (base-failure: first-deployment). %v", job.sha[:12], firstLine(err)))
+		case job.name == "base":
 			// Fail closed: without the base nobody can tell what the change destroys. The review
 			// still shows the head, and blocks.
-			*side.dst = ""
-			opts.BaseUnavailable = fmt.Sprintf("the base %s failed to synthesize: %s", sha[:12], firstLine(err))
+			*job.dst = ""
+			opts.BaseUnavailable = fmt.Sprintf("the base %s failed to synthesize: %s", job.sha[:12], firstLine(err))
 		case errors.As(err, new(*synth.Error)):
-			return cleanup, &operationError{fmt.Errorf("the head (%s) failed to synthesize: %w", sha[:12], err)}
+			return cleanup, &operationError{fmt.Errorf("the head (%s) failed to synthesize: %w", job.sha[:12], err)}
 		default:
 			return cleanup, usagef("revision %s (%s) has no %s and cannot be synthesized: %v. Commit the assembly, set --synth-command, "+
-				"or pass --base-assembly/--head-assembly", side.rev, sha[:12], opts.AssemblyDir, err)
+				"or pass --base-assembly/--head-assembly", job.rev, job.sha[:12], opts.AssemblyDir, err)
 		}
 	}
 	if opts.Repo == "" {
@@ -352,47 +388,198 @@ func guardBase(dir string) (check func() error, err error) {
 	}, nil
 }
 
-// synthesizeRevision checks out a revision and runs its app; results are cached by commit.
-func synthesizeRevision(repo *gitrepo.Repo, sha, dir, tmp, name string, opts reviewOptions) (string, error) {
-	var cacheRoot string
-	if c, err := os.UserCacheDir(); err == nil {
-		cacheRoot = filepath.Join(c, "cdkbot")
+// synthJob is one revision to synthesize: prepared one after the other, run side by side.
+type synthJob struct {
+	name, rev, sha string
+	dst            *string
+	src, appDir    string    // the checkout of the app's inputs, and the app's directory in it
+	appRel         string    // the app's directory in the repository ("" for its root)
+	inputs         []string  // the repository paths checked out for it
+	also           *synthJob // the head, when its inputs are the base's: it gets this result
+	key            string    // what the synthesis reads, as a cache key
+	cached         string    // an assembly synthesized earlier from the same inputs
+	store          string    // where to cache the result ("" without a cache)
+	out            string    // the assembly, once synthesized
+	err            error
+}
+
+// synthInputFiles are the files of the app's ancestor directories that a synthesis reads:
+// workspace manifests, lock files and shared compiler settings of a monorepo.
+var synthInputFiles = []string{"package.json", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml",
+	"pnpm-workspace.yaml", ".npmrc", ".yarnrc", ".yarnrc.yml", "tsconfig.json", "tsconfig.base.json"}
+
+// synthInputs lists what a synthesis of the app at appRel may read, as repository paths: the
+// app's directory, the workspace files above it, and what the user adds (--synth-inputs).
+// Only these are checked out, so the cache key (their git ids) covers everything the app
+// can see: an app that reads elsewhere fails to synthesize instead of being reused stale.
+func synthInputs(appRel string, extra []string) []string {
+	paths := []string{appRel}
+	if appRel != "" {
+		for d := path.Dir(appRel); ; d = path.Dir(d) {
+			if d == "." {
+				d = ""
+			}
+			for _, f := range synthInputFiles {
+				paths = append(paths, path.Join(d, f))
+			}
+			if d == "" {
+				break
+			}
+		}
 	}
+	for _, e := range extra {
+		if e = strings.Trim(path.Clean("/"+filepath.ToSlash(e)), "/"); e != "" || appRel != "" {
+			paths = append(paths, e)
+		}
+	}
+	return paths
+}
+
+// prepareSynth finds a revision's assembly in the cache, keyed by the git ids of what its
+// synthesis reads, or checks those inputs out, into a directory only its synthesis user may open.
+func prepareSynth(repo *gitrepo.Repo, sha, dir, tmp, name string, opts reviewOptions) (*synthJob, error) {
 	appRel, err := filepath.Rel(repo.Root(), dir)
-	if err != nil || strings.HasPrefix(appRel, "..") {
-		appRel = "."
+	if err != nil || strings.HasPrefix(appRel, "..") || appRel == "." {
+		appRel = ""
 	}
-	cached := ""
-	if cacheRoot != "" {
-		// The commands are part of what the synthesis reads: a different one is a different entry.
-		commands := sha256.Sum256([]byte(opts.InstallCommand + "\x00" + opts.SynthCommand))
-		cached = filepath.Join(cacheRoot, "assemblies", sha, hex.EncodeToString(commands[:8]), filepath.ToSlash(appRel))
-		if _, err := os.Stat(filepath.Join(cached, "manifest.json")); err == nil {
-			return cached, nil
+	appRel = filepath.ToSlash(appRel)
+	inputs := synthInputs(appRel, opts.SynthInputs)
+	h := sha256.New()
+	fmt.Fprintf(h, "cdkbot synth v1\x00%s\x00%s\x00%s\x00", opts.InstallCommand, opts.SynthCommand, appRel)
+	for _, p := range inputs {
+		id, err := repo.ObjectID(sha, p)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(h, "%s=%s\x00", p, id)
+	}
+	job := &synthJob{name: name, sha: sha, key: hex.EncodeToString(h.Sum(nil))[:32], appRel: appRel}
+	if c, err := os.UserCacheDir(); err == nil {
+		job.store = filepath.Join(c, "cdkbot", "assemblies", job.key)
+		if _, err := os.Stat(filepath.Join(job.store, "manifest.json")); err == nil {
+			if opts.Log != nil {
+				fmt.Fprintf(opts.Log, "cdkbot: %s (%s): reused the assembly synthesized from the same inputs (key %s): none of %s changed\n",
+					name, sha[:12], job.key[:12], describeInputs(appRel, opts.SynthInputs))
+			}
+			job.cached = job.store
+			return job, nil
 		}
 	}
-	src := filepath.Join(tmp, name+"-src")
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		return "", err
+	job.inputs = inputs
+	job.src = filepath.Join(tmp, name+"-src")
+	job.appDir = filepath.Join(job.src, filepath.FromSlash(appRel))
+	job.out = filepath.Join(tmp, name+"-synth")
+	return job, nil
+}
+
+// checkout writes the job's inputs at its revision into a directory of its own.
+func (j *synthJob) checkout(repo *gitrepo.Repo) error {
+	if err := os.Mkdir(j.src, 0o700); err != nil {
+		return err
 	}
-	if err := repo.Materialize(sha, "", src); err != nil {
-		return "", err
+	if err := repo.MaterializePaths(j.sha, j.inputs, j.src); err != nil {
+		return err
 	}
-	out := filepath.Join(tmp, name+"-synth")
-	log := opts.Log
-	if log == nil {
-		log = io.Discard
+	if _, err := os.Stat(j.appDir); err != nil {
+		return fmt.Errorf("%s has no %s", j.sha[:12], j.appRel)
 	}
-	if err := synth.Run(context.Background(), synth.Options{Dir: filepath.Join(src, appRel), OutDir: out, InstallCommand: opts.InstallCommand,
-		SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: filepath.Join(cacheRoot, "node_modules"), Log: log, User: opts.synthUsers[name]}); err != nil {
-		return "", err
+	return nil
+}
+
+func describeInputs(appRel string, extra []string) string {
+	what := "the app's directory"
+	if appRel != "" {
+		what = appRel + "/ (with the workspace files above it)"
 	}
-	if cached != "" {
-		if err := os.MkdirAll(filepath.Dir(cached), 0o755); err == nil && os.Rename(out, cached) == nil {
-			return cached, nil
+	if len(extra) > 0 {
+		what += ", " + strings.Join(extra, ", ")
+	}
+	return what
+}
+
+// runSynthJobs synthesizes the revisions, up to --synth-concurrency at a time. Side by side
+// only when each side runs as a user of its own: as one user the head's app could rewrite the
+// base's assembly before it is fingerprinted, so then the base goes first and is fingerprinted
+// before the head's app starts.
+func runSynthJobs(jobs []*synthJob, opts reviewOptions) error {
+	limit := max(opts.SynthConcurrency, 1)
+	if b, h := opts.synthUsers["base"], opts.synthUsers["head"]; limit > 1 && (b == nil || h == nil || b.UID == h.UID) {
+		limit = 1
+		if opts.Log != nil && len(jobs) > 1 {
+			fmt.Fprintln(opts.Log, "cdkbot: synthesizing the base, then the head: side by side needs a synthesis user for each (--synth-user BASE,HEAD, as root)")
 		}
 	}
-	return out, nil
+	var base *synthJob
+	for _, j := range jobs {
+		if j.name == "base" {
+			base = j
+		}
+	}
+	var baseCheck func() error // the base assembly's fingerprint, taken before the head's app may touch it
+	if base == nil && opts.BaseAssembly != "" {
+		var err error
+		if baseCheck, err = guardBase(opts.BaseAssembly); err != nil {
+			return err
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(limit) // with a limit of 1 the head starts only once the base's goroutine is done
+	logs := newSideLogs(opts.Log, len(jobs) > 1 && limit > 1)
+	var guardErr error
+	for _, j := range jobs {
+		g.Go(func() error {
+			j.err = synth.Run(context.Background(), synth.Options{Dir: j.appDir, OutDir: j.out, InstallCommand: opts.InstallCommand,
+				SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: nodeModulesCache(),
+				ReadOnlyCache: j.name != "base", Log: logs.side(j.name), User: opts.synthUsers[j.name]})
+			if j == base && j.err == nil && len(jobs) > 1 {
+				// Fingerprinted as soon as it exists; the head's app may still be running.
+				baseCheck, guardErr = guardBase(j.out)
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	logs.flush()
+	if guardErr == nil && baseCheck != nil {
+		guardErr = baseCheck() // whether the head's app succeeded or not; a changed base is removed
+	}
+	for _, j := range jobs {
+		if j.err == nil && j.store != "" && !(j == base && guardErr != nil) {
+			if err := os.MkdirAll(filepath.Dir(j.store), 0o755); err == nil && os.Rename(j.out, j.store) == nil {
+				j.out = j.store
+				// Readable by others: actions/cache saves the cache as the runner's user.
+				_ = shareReadable(j.store)
+			}
+		}
+	}
+	return guardErr
+}
+
+// shareReadable lets anyone read a tree (never write it): an assembly is no secret, and the
+// Actions cache saves it as the runner's user, not as the root of the container.
+func shareReadable(root string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		add := fs.FileMode(0o044)
+		if d.IsDir() {
+			add = 0o055
+		}
+		return os.Chmod(p, fi.Mode().Perm()|add)
+	})
+}
+
+// nodeModulesCache is where installed dependencies are kept by lock file, "" without a cache.
+func nodeModulesCache() string {
+	if c, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(c, "cdkbot", "node_modules")
+	}
+	return ""
 }
 
 func firstLine(err error) string {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -140,40 +141,116 @@ func (r *Repo) Materialize(rev, dir, dst string) error {
 			return fmt.Errorf("%s at %s: %w", dir, rev, ErrNoSuchPath)
 		}
 	}
+	return writeTree(tree, dst, dir, rev)
+}
+
+// writeTree writes the files of tree into dst (what names them is for messages).
+func writeTree(tree *object.Tree, dst, dir, rev string) error {
 	return tree.Files().ForEach(func(f *object.File) error {
 		if path.IsAbs(f.Name) || strings.Contains("/"+f.Name+"/", "/../") {
 			return fmt.Errorf("%s at %s: unsafe path %q in the tree", dir, rev, f.Name)
 		}
-		target := filepath.Join(dst, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		rd, err := f.Reader()
+		return writeFile(f, filepath.Join(dst, filepath.FromSlash(f.Name)))
+	})
+}
+
+// writeFile writes one file of a tree at target; symlinks are recreated as symlinks.
+func writeFile(f *object.File, target string) error {
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	rd, err := f.Reader()
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	if f.Mode == filemode.Symlink {
+		link, err := io.ReadAll(rd)
 		if err != nil {
 			return err
 		}
-		defer rd.Close()
-		if f.Mode == filemode.Symlink {
-			link, err := io.ReadAll(rd)
-			if err != nil {
+		return os.Symlink(string(link), target)
+	}
+	perm := os.FileMode(0o644)
+	if f.Mode == filemode.Executable {
+		perm = 0o755
+	}
+	out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, rd); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// ObjectID returns the git object id of the tree or file at p (slash-separated, "" for the
+// root) in rev, or "" when rev has nothing there. Equal ids mean equal contents, whatever
+// else the commits changed: it keys what a synthesis reads.
+func (r *Repo) ObjectID(rev, p string) (string, error) {
+	c, err := r.commit(rev)
+	if err != nil {
+		return "", err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return "", err
+	}
+	if p = strings.Trim(path.Clean("/"+p), "/"); p == "" {
+		return tree.Hash.String(), nil
+	}
+	e, err := tree.FindEntry(p)
+	if err != nil {
+		return "", nil
+	}
+	return e.Hash.String(), nil
+}
+
+// MaterializePaths writes the trees and files at paths (slash-separated; those rev lacks are
+// skipped) into dst, each at its own path under dst, as Materialize does for one directory.
+func (r *Repo) MaterializePaths(rev string, paths []string, dst string) error {
+	c, err := r.commit(rev)
+	if err != nil {
+		return err
+	}
+	root, err := c.Tree()
+	if err != nil {
+		return err
+	}
+	var written []string // directories written whole: paths under them are already there
+	clean := make([]string, 0, len(paths))
+	for _, p := range paths {
+		clean = append(clean, strings.Trim(path.Clean("/"+p), "/"))
+	}
+	slices.Sort(clean)
+	for _, p := range slices.Compact(clean) {
+		if slices.ContainsFunc(written, func(d string) bool { return d == "" || strings.HasPrefix(p, d+"/") }) {
+			continue
+		}
+		if p == "" {
+			if err := writeTree(root, dst, p, rev); err != nil {
 				return err
 			}
-			return os.Symlink(string(link), target)
+			written = append(written, p)
+			continue
 		}
-		perm := os.FileMode(0o644)
-		if f.Mode == filemode.Executable {
-			perm = 0o755
+		at := filepath.Join(dst, filepath.FromSlash(p))
+		if t, err := root.Tree(p); err == nil {
+			if err := writeTree(t, at, p, rev); err != nil {
+				return err
+			}
+			written = append(written, p)
+			continue
 		}
-		out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
-		if err != nil {
-			return err
+		if f, err := root.File(p); err == nil {
+			if err := writeFile(f, at); err != nil {
+				return err
+			}
 		}
-		if _, err := io.Copy(out, rd); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
+	}
+	return nil
 }
 
 // Init creates a repository in dir (the demo and tests build throwaway repositories).

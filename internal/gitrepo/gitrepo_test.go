@@ -128,3 +128,57 @@ func TestDeepenAShallowClone(t *testing.T) {
 		t.Errorf("after deepening: %v", err)
 	}
 }
+
+// The id of what a synthesis reads changes only when those files do, and only they are written.
+func TestObjectIDAndMaterializePaths(t *testing.T) {
+	root := t.TempDir()
+	r, err := Init(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "infra/cdk.json", `{"app": "node app.js"}`)
+	write(t, root, "infra/lib/stack.js", "v1")
+	write(t, root, "package-lock.json", "{}")
+	write(t, root, "README.md", "one")
+	first, err := r.CommitAll("first", author)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "README.md", "two")
+	docs, err := r.CommitAll("docs only", author)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "infra/lib/stack.js", "v2")
+	app, err := r.CommitAll("app change", author)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(rev, p string) string {
+		t.Helper()
+		got, err := r.ObjectID(rev, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if id(first, "infra") == "" || id(first, "infra") != id(docs, "infra") || id(docs, "infra") == id(app, "infra") {
+		t.Errorf("infra ids: %s %s %s", id(first, "infra"), id(docs, "infra"), id(app, "infra"))
+	}
+	if id(first, "") == id(docs, "") || id(first, "no/such") != "" || id(first, "package-lock.json") == "" {
+		t.Error("root and file ids")
+	}
+	dst := t.TempDir()
+	if err := r.MaterializePaths(app, []string{"infra/lib", "infra", "package-lock.json", "yarn.lock"}, dst); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "infra", "lib", "stack.js")); string(b) != "v2" {
+		t.Errorf("stack.js: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "package-lock.json")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "README.md")); err == nil {
+		t.Error("wrote a file nobody asked for")
+	}
+}

@@ -31,7 +31,10 @@ type Options struct {
 	Timeout        time.Duration // for install and synth together (default 10 minutes)
 	Env            []string      // the environment to start from (os.Environ()); secrets are removed
 	CacheDir       string        // node_modules cache by lock-file hash; "" disables it
-	Log            io.Writer     // progress and the commands' output (nil discards)
+	// ReadOnlyCache uses the cache without adding to it: what an untrusted revision's install
+	// scripts wrote must never be what another revision (the base, a deploy) runs.
+	ReadOnlyCache bool
+	Log           io.Writer // progress and the commands' output (nil discards)
 	// User, when set, is the unprivileged identity install and synthesis run as (cdkbot must be
 	// root): the app then cannot read cdkbot's memory, environment or files, and cannot change
 	// the dependency cache other revisions will use.
@@ -186,7 +189,7 @@ func (o Options) installWithCache(ctx context.Context, install, lock string, env
 	if err := run(ctx, "install", install, o.Dir, env, o.User, o.Log); err != nil {
 		return err
 	}
-	if cached != "" {
+	if cached != "" && !o.ReadOnlyCache {
 		// An install that needs no modules leaves none; cache that result too.
 		_ = os.MkdirAll(filepath.Join(o.Dir, "node_modules"), 0o755)
 		if err := os.MkdirAll(filepath.Dir(cached), 0o755); err == nil {

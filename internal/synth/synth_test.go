@@ -89,6 +89,15 @@ func TestInstallIsCachedByLockFile(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "package-lock.json"), []byte(`{"name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": {"": {"name": "app", "version": "1.0.0"}}}`), 0o644)
 	cache := t.TempDir()
 	var log strings.Builder
+	// An untrusted revision (the head) reads the cache but never fills it.
+	if err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(t.TempDir(), "o0"), Env: os.Environ(), CacheDir: cache, ReadOnlyCache: true, Log: &log}); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
+		t.Fatalf("a read-only run wrote the cache: %v", entries)
+	}
+	os.RemoveAll(filepath.Join(dir, "node_modules"))
+	log.Reset()
 	if err := Run(context.Background(), Options{Dir: dir, OutDir: filepath.Join(t.TempDir(), "o"), Env: os.Environ(), CacheDir: cache, Log: &log}); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stackApp synthesizes one stack whose resources are named by the lines of resources.txt (and of
+// ../shared/extra.txt when it exists: an app that reads outside its directory), and says in its
+// output that it ran.
+const stackApp = `const fs = require('fs'), path = require('path');
+let names = fs.readFileSync('resources.txt', 'utf8').split('\n').filter(Boolean);
+if (fs.existsSync('READS_SHARED')) names = names.concat(fs.readFileSync('../shared/extra.txt', 'utf8').split('\n').filter(Boolean));
+const Resources = {};
+for (const n of names) Resources[n] = { Type: 'AWS::SQS::Queue' };
+fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'manifest.json'), JSON.stringify({ version: '36.0.0', artifacts: { App: {
+  type: 'aws:cloudformation:stack', environment: 'aws://123456789012/us-east-1', properties: { templateFile: 'App.template.json' } } } }));
+fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'App.template.json'), JSON.stringify({ Resources }));
+console.log('app ran: ' + names.join(','));
+`
+
+func commitFiles(t *testing.T, dir, message string, files map[string]string) string {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitRun(t, dir, "add", "-A")
+	gitRun(t, dir, "commit", "-q", "-m", message)
+	return gitRun(t, dir, "rev-parse", "HEAD")
+}
+
+// An assembly is reused while what its synthesis reads is unchanged, whatever else the commits
+// touch; what it reads is exactly what is checked out, so an app that reads more fails loudly
+// until it names those files, instead of being reused stale.
+func TestSynthesisIsCachedByWhatItReads(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	app := filepath.Join(dir, "infra")
+	base := commitFiles(t, dir, "app", map[string]string{"infra/cdk.json": `{"app": "node app.js"}`, "infra/app.js": stackApp,
+		"infra/resources.txt": "Orders\n", "README.md": "one", "shared/extra.txt": "Audit\n"})
+	docs := commitFiles(t, dir, "docs", map[string]string{"README.md": "two", "shared/extra.txt": "Other\n"})
+	ran := func(stderr string) int { return strings.Count(stderr, "app ran:") }
+
+	// Cold: the docs-only head has the base's inputs, so one synthesis serves both.
+	code, stdout, stderr := run(t, "review", "--repo", app, "--base", base, "--head", docs, "--no-color")
+	if code != ExitOK || ran(stderr) != 1 || !strings.Contains(stderr, "same inputs as the base") || !strings.Contains(stdout, "no changes") {
+		t.Fatalf("docs-only head: exit %d, %d runs\n%s\n%s", code, ran(stderr), stdout, stderr)
+	}
+	// The cached assembly is readable by others (actions/cache saves it as the runner's user).
+	filepath.WalkDir(filepath.Join(os.Getenv("XDG_CACHE_HOME"), "cdkbot", "assemblies"), func(p string, d fs.DirEntry, err error) error {
+		if fi, _ := os.Lstat(p); err == nil && fi.Mode().Perm()&0o004 == 0 {
+			t.Errorf("%s is mode %v", p, fi.Mode())
+		}
+		return err
+	})
+	// Warm: nothing runs at all.
+	code, _, stderr = run(t, "review", "--repo", app, "--base", base, "--head", docs, "--no-color")
+	if code != ExitOK || ran(stderr) != 0 || strings.Count(stderr, "reused the assembly synthesized from the same inputs") != 2 {
+		t.Fatalf("warm: exit %d, %d runs\n%s", code, ran(stderr), stderr)
+	}
+	// An app change: the base is reused, the head synthesized.
+	queue := commitFiles(t, dir, "queue", map[string]string{"infra/resources.txt": "Orders\nPayments\n"})
+	code, stdout, stderr = run(t, "review", "--repo", app, "--base", base, "--head", queue, "--no-color")
+	if code != ExitOK || ran(stderr) != 1 || !strings.Contains(stderr, "app ran: Orders,Payments") || !strings.Contains(stdout, "Payments") {
+		t.Fatalf("app change: exit %d, %d runs\n%s\n%s", code, ran(stderr), stdout, stderr)
+	}
+	// The app starts reading ../shared: not checked out, so it fails and says what to do.
+	shared := commitFiles(t, dir, "read shared", map[string]string{"infra/READS_SHARED": ""})
+	code, _, stderr = run(t, "review", "--repo", app, "--base", base, "--head", shared, "--no-color")
+	if code == ExitOK || !strings.Contains(stderr, "--synth-inputs") || !strings.Contains(stderr, "infra/ (with the workspace files above it)") {
+		t.Fatalf("reads outside: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr = run(t, "review", "--repo", app, "--base", base, "--head", shared, "--no-color", "--synth-inputs", "shared")
+	if code != ExitOK || !strings.Contains(stdout, "Other") {
+		t.Fatalf("with --synth-inputs: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// And a change there is a change of the app: not reused.
+	changed := commitFiles(t, dir, "shared change", map[string]string{"shared/extra.txt": "Ledger\n"})
+	code, stdout, stderr = run(t, "review", "--repo", app, "--base", shared, "--head", changed, "--no-color", "--synth-inputs", "shared")
+	if code != ExitVerdict || ran(stderr) != 1 || !strings.Contains(stdout, "[+] create      AWS::SQS::Queue Ledger") {
+		t.Fatalf("shared change: exit %d, %d runs\n%s\n%s", code, ran(stderr), stdout, stderr)
+	}
+}
+
+// rendezvousApp proves that base and head run at the same time without timing anything: each
+// side leaves a mark and waits (up to 20 s) for the other's.
+const rendezvousApp = `const fs = require('fs'), path = require('path');
+const me = fs.readFileSync('side.txt', 'utf8').trim(), other = me === 'base' ? 'head' : 'base';
+fs.writeFileSync(path.join(RV, me), '');
+const until = Date.now() + (me === 'base' && fs.existsSync(path.join(RV, 'sequential')) ? 0 : 20000);
+let met = fs.existsSync(path.join(RV, other));
+while (!met && Date.now() < until) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50); met = fs.existsSync(path.join(RV, other)); }
+console.log('rendezvous: ' + (met ? 'met' : 'alone'));
+fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'manifest.json'), JSON.stringify({ version: '36.0.0', artifacts: {} }));
+`
+
+// Side by side when base and head each have a synthesis user (root only); one after the other
+// otherwise, since one user's head could rewrite the base while both run.
+func TestBaseAndHeadSynthesizeSideBySide(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	rv, err := os.MkdirTemp("", "cdkbot-rendezvous-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(rv) })
+	src := strings.ReplaceAll(rendezvousApp, "RV", "'"+rv+"'")
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--synth-concurrency", "1"}, []string{"rendezvous: alone"}},
+		{nil, []string{"rendezvous: alone", "side by side needs a synthesis user for each"}},
+	}
+	if os.Geteuid() == 0 {
+		cases = append(cases, struct {
+			args []string
+			want []string
+		}{[]string{"--synth-user", "61002,61003"}, []string{"base: rendezvous: met", "head: rendezvous: met"}})
+	}
+	for _, tc := range cases {
+		cache := t.TempDir()
+		os.Chmod(cache, 0o711)
+		os.Chmod(filepath.Dir(cache), 0o711)
+		t.Setenv("XDG_CACHE_HOME", cache)
+		entries, _ := os.ReadDir(rv)
+		for _, e := range entries {
+			os.Remove(filepath.Join(rv, e.Name()))
+		}
+		os.Chmod(rv, 0o777)
+		if len(tc.args) == 0 || tc.args[0] != "--synth-user" {
+			os.WriteFile(filepath.Join(rv, "sequential"), nil, 0o644)
+		}
+		dir := t.TempDir()
+		os.Chmod(dir, 0o755)
+		os.Chmod(filepath.Dir(dir), 0o711)
+		gitRun(t, dir, "init", "-q", "-b", "main")
+		base := commitFiles(t, dir, "base", map[string]string{"cdk.json": `{"app": "node app.js"}`, "app.js": src, "side.txt": "base"})
+		head := commitFiles(t, dir, "head", map[string]string{"side.txt": "head"})
+		code, _, stderr := run(t, append([]string{"review", "--repo", dir, "--base", base, "--head", head, "--no-color"}, tc.args...)...)
+		for _, w := range tc.want {
+			if code != ExitOK || !strings.Contains(stderr, w) {
+				t.Errorf("%v: exit %d, want %q in\n%s", tc.args, code, w, stderr)
+			}
+		}
+	}
+}
