@@ -438,7 +438,7 @@ func synthInputs(appRel string, extra []string) []string {
 // prepareSynth finds a revision's assembly in the cache, keyed by the git ids of what its
 // synthesis reads, or checks those inputs out, into a directory only its synthesis user may open.
 func prepareSynth(repo *gitrepo.Repo, sha, dir, tmp, name string, opts reviewOptions) (*synthJob, error) {
-	appRel, err := filepath.Rel(repo.Root(), dir)
+	appRel, err := filepath.Rel(realPath(repo.Root()), realPath(dir))
 	if err != nil || strings.HasPrefix(appRel, "..") || appRel == "." {
 		appRel = ""
 	}
@@ -484,6 +484,18 @@ func (j *synthJob) checkout(repo *gitrepo.Repo) error {
 		return fmt.Errorf("%s has no %s", j.sha[:12], j.appRel)
 	}
 	return nil
+}
+
+// realPath is p absolute with its symbolic links resolved (a relative --repo, /tmp on macOS),
+// or p when it cannot be resolved.
+func realPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }
 
 func describeInputs(appRel string, extra []string) string {

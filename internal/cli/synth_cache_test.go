@@ -72,6 +72,12 @@ func TestSynthesisIsCachedByWhatItReads(t *testing.T) {
 	if code != ExitOK || ran(stderr) != 0 || strings.Count(stderr, "reused the assembly synthesized from the same inputs") != 2 {
 		t.Fatalf("warm: exit %d, %d runs\n%s", code, ran(stderr), stderr)
 	}
+	// The same app named relatively (--repo infra from the repository's root) is the same app.
+	t.Chdir(dir)
+	code, _, stderr = run(t, "review", "--repo", "infra", "--base", base, "--head", docs, "--no-color")
+	if code != ExitOK || ran(stderr) != 0 || strings.Count(stderr, "none of infra/") != 2 {
+		t.Fatalf("relative --repo: exit %d, %d runs\n%s", code, ran(stderr), stderr)
+	}
 	// An app change: the base is reused, the head synthesized.
 	queue := commitFiles(t, dir, "queue", map[string]string{"infra/resources.txt": "Orders\nPayments\n"})
 	code, stdout, stderr = run(t, "review", "--repo", app, "--base", base, "--head", queue, "--no-color")
