@@ -15,10 +15,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -43,11 +41,6 @@ type Options struct {
 
 // Identity is a numeric user and group.
 type Identity struct{ UID, GID uint32 }
-
-// procAttr runs a process as i.
-func (i *Identity) procAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: i.UID, Gid: i.GID, NoSetGroups: true}}
-}
 
 // reclaim gives a tree the app wrote back to cdkbot, so that the app can no longer change it.
 func reclaim(root string) error {
@@ -264,26 +257,23 @@ func run(ctx context.Context, stage, command, dir string, env []string, user *Id
 		defer close(copied)
 		_, _ = io.Copy(io.MultiWriter(log, tail), r)
 	}()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd := shellCommand(ctx, command)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	if user != nil {
-		cmd.SysProcAttr = user.procAttr()
+	if err := inOwnGroup(cmd, user); err != nil {
+		w.Close()
+		r.Close()
+		return &Error{Stage: stage, Command: command, Err: err}
 	}
-	cmd.SysProcAttr.Setpgid = true
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.Cancel = func() error { return interruptGroup(cmd) }
 	cmd.WaitDelay = 10 * time.Second
 	err = cmd.Start()
 	w.Close() // the children hold the only write ends now
 	if err == nil {
 		err = cmd.Wait()
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of the group
+		killGroup(cmd) // leftovers of the group
 		if user != nil {
-			// Everything the synthesis user still runs, in or out of the group, is the app's.
-			killAll := exec.Command("kill", "-9", "-1")
-			killAll.SysProcAttr = user.procAttr()
-			_ = killAll.Run()
+			killUser(user) // everything the synthesis user still runs, in or out of the group, is the app's
 		}
 	}
 	select {
@@ -437,8 +427,7 @@ func reachable(dir string, uid uint32) error {
 		if err != nil {
 			return err
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if ok && st.Uid != uid && fi.Mode().Perm()&0o001 == 0 {
+		if owner, ok := ownerOf(fi); ok && owner != uid && fi.Mode().Perm()&0o001 == 0 {
 			return fmt.Errorf("the synthesis user (uid %d) cannot reach %s: %s is mode %04o; give others search permission (chmod o+x) or work under another directory", uid, dir, p, fi.Mode().Perm())
 		}
 		if p == filepath.Dir(p) {

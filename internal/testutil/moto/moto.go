@@ -20,10 +20,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -51,10 +51,13 @@ type Server struct {
 // comes from scripts/moto-server.sh (python3 with moto, or a cache virtualenv it installs once).
 func Start(t testing.TB) *Server {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the AWS emulator harness (moto_server) runs on Linux and macOS")
+	}
 	py := motoPython(t)
 	port := freePort(t)
 	cmd := exec.Command(py, filepath.Join(repoRoot(), "internal", "testutil", "moto", "launcher.py"), "-H", "127.0.0.1", "-p", port)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	logf, err := os.Create(filepath.Join(t.TempDir(), "moto.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +67,7 @@ func Start(t testing.TB) *Server {
 		t.Fatalf("start moto_server: %v", err)
 	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 		_ = cmd.Wait()
 		logf.Close()
 	})
