@@ -540,7 +540,7 @@ func runSynthJobs(jobs []*synthJob, opts reviewOptions) error {
 	var guardErr error
 	for _, j := range jobs {
 		g.Go(func() error {
-			j.err = synth.Run(context.Background(), synth.Options{Dir: j.appDir, OutDir: j.out, InstallCommand: opts.InstallCommand,
+			j.err = synth.Run(context.Background(), synth.Options{Dir: j.appDir, Root: j.src, OutDir: j.out, InstallCommand: opts.InstallCommand,
 				SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: nodeModulesCache(),
 				ReadOnlyCache: j.name != "base", Log: logs.side(j.name), User: opts.synthUsers[j.name]})
 			if j == base && j.err == nil && len(jobs) > 1 {

@@ -78,6 +78,17 @@ func TestSynthesisIsCachedByWhatItReads(t *testing.T) {
 	if code != ExitOK || ran(stderr) != 0 || strings.Count(stderr, "none of infra/") != 2 {
 		t.Fatalf("relative --repo: exit %d, %d runs\n%s", code, ran(stderr), stderr)
 	}
+	if os.Geteuid() == 0 {
+		// As the action runs it: a synthesis user each, the app in a subdirectory of its checkout.
+		cache := t.TempDir()
+		os.Chmod(cache, 0o711)
+		os.Chmod(filepath.Dir(cache), 0o711)
+		t.Setenv("XDG_CACHE_HOME", cache)
+		code, stdout, stderr = run(t, "review", "--repo", app, "--base", base, "--head", docs, "--no-color", "--synth-user", "61002,61003")
+		if code != ExitOK || ran(stderr) != 1 || !strings.Contains(stdout, "no changes") {
+			t.Fatalf("as synthesis users: exit %d, %d runs\n%s\n%s", code, ran(stderr), stdout, stderr)
+		}
+	}
 	// An app change: the base is reused, the head synthesized.
 	queue := commitFiles(t, dir, "queue", map[string]string{"infra/resources.txt": "Orders\nPayments\n"})
 	code, stdout, stderr = run(t, "review", "--repo", app, "--base", base, "--head", queue, "--no-color")

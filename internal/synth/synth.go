@@ -23,6 +23,7 @@ import (
 // Options describe one synthesis.
 type Options struct {
 	Dir            string        // the app's directory (a checkout of one revision)
+	Root           string        // the checkout Dir is in, when Dir is a subdirectory of it ("" is Dir)
 	OutDir         string        // where the assembly goes (created)
 	InstallCommand string        // "" detects from the lock file; "none" skips installing
 	SynthCommand   string        // "" uses cdk.json's "app"
@@ -398,7 +399,11 @@ func (o Options) sandbox(env []string) ([]string, error) {
 			return nil, err
 		}
 	}
-	for _, d := range []string{o.Dir, o.OutDir, home} {
+	tree := o.Dir
+	if o.Root != "" {
+		tree = o.Root // the app may read its workspace files above Dir
+	}
+	for _, d := range []string{tree, o.OutDir, home} {
 		if err := reachable(d, o.User.UID); err != nil {
 			return nil, err
 		}
