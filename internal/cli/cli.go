@@ -24,10 +24,12 @@ const (
 	ExitFailure = 4 // an operation failed (AWS, GitHub, git, synth)
 )
 
-// version is set at build time: -ldflags "-X github.com/cdkbot/cdkbot/internal/cli.version=v1.2.3".
-var version = ""
+// version, commit and date are set at build time by the release (goreleaser):
+// -ldflags "-X github.com/cdkbot/cdkbot/internal/cli.version=1.2.3 -X ….commit=… -X ….date=…".
+var version, commit, date = "", "", ""
 
-// Version returns cdkbot's version: the linker-set one, else the module version, else "dev".
+// Version returns cdkbot's version: the linker-set one, else the module version (go install
+// …@v1.2.3), else "0.0.0-dev".
 func Version() string {
 	if version != "" {
 		return version
@@ -36,6 +38,23 @@ func Version() string {
 		return bi.Main.Version
 	}
 	return "0.0.0-dev"
+}
+
+// Build returns the commit and the date (RFC 3339) cdkbot was built from: the linker-set ones,
+// else what the Go toolchain recorded from the checkout (vcs.revision, vcs.time), else "".
+func Build() (rev, when string) {
+	rev, when = commit, date
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && rev == "":
+				rev = s.Value
+			case s.Key == "vcs.time" && when == "":
+				when = s.Value
+			}
+		}
+	}
+	return rev, when
 }
 
 // IO is the streams a command reads and writes; tests pass buffers.

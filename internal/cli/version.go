@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -17,15 +18,25 @@ func newVersionCommand(streams IO) *cobra.Command {
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sch := assembly.Schema()
+			rev, when := Build()
 			if f.value == "json" {
 				enc := json.NewEncoder(streams.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(map[string]any{
-					"version": Version(), "schemaMaxMajor": sch.MaxMajor, "schemaSource": sch.Source,
+					"version": Version(), "commit": rev, "date": when, "os": runtime.GOOS, "arch": runtime.GOARCH,
+					"schemaMaxMajor": sch.MaxMajor, "schemaSource": sch.Source,
 				})
 			}
-			_, err := fmt.Fprintf(streams.Out, "cdkbot %s\ncloud assembly schema: reads every version up to %d.x (embedded from %s)\n",
-				Version(), sch.MaxMajor, sch.Source)
+			built := ""
+			if rev != "" {
+				built = " (commit " + rev[:min(len(rev), 12)]
+				if when != "" {
+					built += ", built " + when
+				}
+				built += ")"
+			}
+			_, err := fmt.Fprintf(streams.Out, "cdkbot %s%s %s/%s\ncloud assembly schema: reads every version up to %d.x (embedded from %s)\n",
+				Version(), built, runtime.GOOS, runtime.GOARCH, sch.MaxMajor, sch.Source)
 			return err
 		},
 	}
