@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Side-by-side speed and memory of cdkbot's diff and the reference @aws-cdk/cloudformation-diff
 # (pinned 2.187.5 with @aws-cdk/aws-service-spec 0.1.216), in one run, on the same inputs:
-#   1. in-process diff of a 500-resource pair (spec loaded)       goal: cdkbot ≥ 50× faster
-#   2. a whole process diffing a small pair: wall time and peak RSS  goal: ≥ 50× faster, ≥ 10× less memory
+#   1. in-process diff of a 500-resource pair (spec loaded)          goal: cdkbot ≥ 50× faster
+#   2. whole processes, 7 runs each (min / median / max, wall and peak RSS), cdkbot built as the
+#      release builds it (CGO_ENABLED=0, -trimpath):
+#      - the largest real template pair of compat-fixtures (large-template, @aws-cdk/core 1.204.0
+#        → aws-cdk-lib 2.276.0)                                       goal: ≥ 50× faster, ≥ 10× less memory
+#      - a small generated pair                                       same goals
+#      - `cdkbot version` alone (start-up)                            goal: ≤ 5 ms
 #   3. cdkbot on a 100-stack assembly pair vs the reference on ONE of its stacks (fresh process)
 #   4. growth: 500 → 10,000 resources (linear means ~20×)
 # Usage: scripts/benchdiff/run.sh   (needs node and the npm registry; prints a table of ratios)
@@ -13,36 +18,62 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && echo '{"private":true}' >package.json &&
   npm install --no-audit --no-fund --loglevel=error @aws-cdk/cloudformation-diff@2.187.5 @aws-cdk/aws-service-spec@0.1.216 >/dev/null)
 export NODE_PATH="$tmp/node_modules"
-(cd "$root" && go build -o "$tmp/cdkbot" ./cmd/cdkbot)
+(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$tmp/cdkbot" ./cmd/cdkbot)
 ours=$(cd "$root" && go run ./scripts/benchdiff -out "$tmp/in")
 ref=$(node "$root/scripts/benchdiff/reference.js" "$tmp/in")
+real_old="$root/compat-fixtures/aws-cdk-core@1.204.0/large-template/Large.template.json"
+real_new="$root/compat-fixtures/aws-cdk-lib@2.276.0/large-template/Large.template.json"
 
-measure() { # prints "seconds maxrss_kb": mean wall time of 10 runs (ns clock), peak RSS of one
-  local start end rss
-  rss=$(/usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -n 1)
-  start=$(date +%s%N)
-  for _ in 1 2 3 4 5 6 7 8 9 10; do "$@" >/dev/null; done
-  end=$(date +%s%N)
-  echo "$(python3 -c "print(($end - $start) / 10 / 1e9)") $rss"
+# measure NAME CMD...: 7 runs; prints NAME and, per run, wall ms and peak RSS KiB (from wait4).
+measure() {
+  python3 - "$@" <<'PY'
+import os, subprocess, sys, time, json
+name, cmd = sys.argv[1], sys.argv[2:]
+runs = []
+for _ in range(7):
+    start = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    runs.append(((time.perf_counter() - start) * 1000, ru.ru_maxrss))
+print(json.dumps({"name": name, "runs": runs}))
+PY
 }
-read -r cs cm < <(measure "$tmp/cdkbot" diff "$tmp/in/small-old.json" "$tmp/in/small-new.json" --format json)
-read -r ns nm < <(measure node "$root/scripts/benchdiff/one.js" "$tmp/in/small-old.json" "$tmp/in/small-new.json")
-read -r as _ < <(measure "$tmp/cdkbot" diff "$tmp/in/assembly-old" "$tmp/in/assembly-new" --format json)
-read -r os1 _ < <(measure node "$root/scripts/benchdiff/one.js" "$tmp/in/assembly-old/Stack000.template.json" "$tmp/in/assembly-new/Stack000.template.json")
+{
+  measure cdkbot-real "$tmp/cdkbot" diff "$real_old" "$real_new" --format json
+  measure ref-real node "$root/scripts/benchdiff/one.js" "$real_old" "$real_new"
+  measure cdkbot-small "$tmp/cdkbot" diff "$tmp/in/small-old.json" "$tmp/in/small-new.json" --format json
+  measure ref-small node "$root/scripts/benchdiff/one.js" "$tmp/in/small-old.json" "$tmp/in/small-new.json"
+  measure cdkbot-version "$tmp/cdkbot" version
+  measure cdkbot-assembly "$tmp/cdkbot" diff "$tmp/in/assembly-old" "$tmp/in/assembly-new" --format json
+  measure ref-one-stack node "$root/scripts/benchdiff/one.js" "$tmp/in/assembly-old/Stack000.template.json" "$tmp/in/assembly-new/Stack000.template.json"
+} >"$tmp/processes.jsonl"
 
-python3 - "$ours" "$ref" "$cs" "$cm" "$ns" "$nm" "$as" "$os1" <<'PY'
-import json, sys
+python3 - "$ours" "$ref" "$tmp/processes.jsonl" <<'PY'
+import json, statistics, sys
 ours, ref = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-cs, cm, ns, nm, asm, one = map(float, sys.argv[3:9])
-rows = [
-    ("in-process diff, 500 resources", f"{ours['pair500_ms']:.2f} ms", f"{ref['pair500_ms']:.1f} ms", ref['pair500_ms'] / ours['pair500_ms'], "≥ 50×"),
-    ("in-process diff, 10,000 resources", f"{ours['pair10000_ms']:.1f} ms", f"{ref['pair10000_ms']:.0f} ms", ref['pair10000_ms'] / ours['pair10000_ms'], ""),
-    ("whole process, small pair (wall)", f"{cs*1000:.0f} ms", f"{ns*1000:.0f} ms", ns / max(cs, 0.001), "≥ 50×"),
-    ("whole process, small pair (peak RSS)", f"{cm/1024:.1f} MB", f"{nm/1024:.1f} MB", nm / cm, "≥ 10×"),
-    ("100-stack assembly (cdkbot) vs ONE stack (reference)", f"{asm*1000:.0f} ms", f"{one*1000:.0f} ms", one / max(asm, 0.001), "> 1×"),
-]
-print(f"{'measure':<55} {'cdkbot':>10} {'reference':>10} {'ratio':>8}  goal")
-for name, a, b, r, goal in rows:
-    print(f"{name:<55} {a:>10} {b:>10} {r:>7.1f}×  {goal}")
-print(f"growth 500 → 10,000 resources: cdkbot {ours['pair10000_ms']/ours['pair500_ms']:.1f}×, reference {ref['pair10000_ms']/ref['pair500_ms']:.1f}× (20× is linear)")
+proc = {}
+for line in open(sys.argv[3]):
+    m = json.loads(line)
+    proc[m["name"]] = m["runs"]
+def stats(name, i):  # min / median / max of wall ms (i=0) or peak RSS KiB (i=1)
+    xs = sorted(r[i] for r in proc[name])
+    return xs[0], statistics.median(xs), xs[-1]
+def fmt(name, i):
+    lo, med, hi = stats(name, i)
+    return f"{lo:.1f} / {med:.1f} / {hi:.1f} ms" if i == 0 else f"{lo/1024:.1f} / {med/1024:.1f} / {hi/1024:.1f} MiB"
+print("in-process (median of the Go benchmark loop vs the reference's loop):")
+print(f"  diff, 500 resources       cdkbot {ours['pair500_ms']:.2f} ms   reference {ref['pair500_ms']:.1f} ms   {ref['pair500_ms'] / ours['pair500_ms']:.0f}×  (goal ≥ 50×)")
+print(f"  diff, 10,000 resources    cdkbot {ours['pair10000_ms']:.1f} ms   reference {ref['pair10000_ms']:.0f} ms   {ref['pair10000_ms'] / ours['pair10000_ms']:.0f}×")
+print(f"  growth 500 → 10,000: cdkbot {ours['pair10000_ms']/ours['pair500_ms']:.1f}×, reference {ref['pair10000_ms']/ref['pair500_ms']:.1f}× (20× is linear)")
+print("whole processes, 7 runs each, min / median / max:")
+for label, ours_name, ref_name in [("largest real pair (large-template v1.204 → v2.276)", "cdkbot-real", "ref-real"),
+                                   ("small generated pair", "cdkbot-small", "ref-small")]:
+    print(f"  {label}")
+    for i, what, goal in [(0, "wall", "≥ 50×"), (1, "peak RSS", "≥ 10×")]:
+        r = [stats(ref_name, i)[k] / stats(ours_name, i)[k] for k in range(3)]
+        print(f"    {what:<9} cdkbot {fmt(ours_name, i):<28} reference {fmt(ref_name, i):<30} ratio of medians {r[1]:.1f}×"
+              f" (of minimums {r[0]:.1f}×, of maximums {r[2]:.1f}×)  goal {goal}")
+print(f"  cdkbot version            {fmt('cdkbot-version', 0)}, {fmt('cdkbot-version', 1)}   (goal ≤ 5 ms)")
+a, one = stats("cdkbot-assembly", 0)[1], stats("ref-one-stack", 0)[1]
+print(f"  100-stack assembly (cdkbot) {a:.0f} ms vs ONE stack (reference) {one:.0f} ms: {one / a:.1f}×  (goal > 1×)")
 PY
