@@ -107,15 +107,29 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 	}
-	install, lock := detectInstall(o.Dir, o.InstallCommand)
+	tc, marker := detect(o.Dir)
+	install, lock := detectInstall(tc, marker, o.InstallCommand)
+	if install != "" && o.InstallCommand == "" && !lookPath(env, o.Dir, tc.tool) {
+		return missingTool(tc.language, marker, tc.tool, install)
+	}
 	if install != "" {
 		if err := o.installWithCache(ctx, install, lock, env); err != nil {
 			return err
 		}
 	}
+	if tc != nil && tc.venv {
+		env = venvEnv(env, o.Dir)
+	}
 	synth, cdkContext, err := appCommand(o.Dir, o.SynthCommand)
 	if err != nil {
 		return err
+	}
+	if prog := firstProgram(synth); prog != "" && !lookPath(env, o.Dir, prog) && !shellBuiltin[prog] {
+		language, why := "CDK", "cdk.json"
+		if tc != nil {
+			language, why = tc.language, marker
+		}
+		return missingTool(language, why, prog, synth)
 	}
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return err
@@ -138,26 +152,24 @@ func Run(ctx context.Context, o Options) error {
 	return nil
 }
 
-// detectInstall picks the install command from the lock file, the way teams pin dependencies.
-func detectInstall(dir, explicit string) (cmd, lock string) {
-	switch explicit {
-	case "none":
+// detectInstall picks the install command: the explicit one ("none" for none), else the one
+// of the app's toolchain; lock is the lock file node_modules are cached by ("" for none).
+func detectInstall(tc *toolchain, marker, explicit string) (cmd, lock string) {
+	switch {
+	case explicit == "none":
 		return "", ""
-	case "":
-	default:
+	case explicit != "":
 		return explicit, ""
+	case tc == nil:
+		return "", ""
+	case tc.nodeLock:
+		return tc.install, marker
 	}
-	for _, c := range []struct{ lock, cmd string }{
-		{"package-lock.json", "npm ci --no-audit --no-fund"},
-		{"yarn.lock", "yarn install --frozen-lockfile"},
-		{"pnpm-lock.yaml", "pnpm i --frozen-lockfile"},
-	} {
-		if _, err := os.Stat(filepath.Join(dir, c.lock)); err == nil {
-			return c.cmd, c.lock
-		}
-	}
-	return "", ""
+	return tc.install, ""
 }
+
+// shellBuiltin are commands an app's command may start with that are not programs on PATH.
+var shellBuiltin = map[string]bool{"cd": true, "export": true, "set": true, "exec": true, ".": true, "source": true, "exit": true}
 
 // installWithCache runs the install, reusing node_modules from an earlier install of the same
 // lock file.

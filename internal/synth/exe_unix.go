@@ -1,0 +1,5 @@
+//go:build !windows
+
+package synth
+
+var executableSuffixes = []string{""}
