@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+type actionMetadata struct {
+	Inputs map[string]struct {
+		Default string `yaml:"default"`
+	} `yaml:"inputs"`
+	Runs struct {
+		Using string `yaml:"using"`
+		Image string `yaml:"image"`
+	} `yaml:"runs"`
+}
+
+func readAction(t *testing.T, path string) actionMetadata {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m actionMetadata
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
+
+// action.yml declares exactly the inputs the code reads, and the image's users are the
+// synth-user default.
+func TestActionMetadataMatchesTheCode(t *testing.T) {
+	m := readAction(t, filepath.Join("..", "..", "action.yml"))
+	read := map[string]bool{}
+	files, _ := filepath.Glob("*.go")
+	re := regexp.MustCompile(`(?:rt\.Input|\.path)\("([a-z-]+)"\)`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, _ := os.ReadFile(f)
+		for _, sub := range re.FindAllStringSubmatch(string(b), -1) {
+			read[sub[1]] = true
+		}
+	}
+	for name := range read {
+		if _, ok := m.Inputs[name]; !ok {
+			t.Errorf("the code reads input %q, which action.yml does not declare", name)
+		}
+	}
+	for name := range m.Inputs {
+		if !read[name] {
+			t.Errorf("action.yml declares input %q, which the code never reads", name)
+		}
+	}
+	if m.Runs.Using != "docker" || m.Runs.Image != "Dockerfile" {
+		t.Errorf("main's action.yml must build the Dockerfile (releases point it at their image): %+v", m.Runs)
+	}
+	dockerfile, _ := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
+	for _, user := range strings.Split(m.Inputs["synth-user"].Default, ",") {
+		if !strings.Contains(string(dockerfile), "--shell /usr/sbin/nologin "+user) {
+			t.Errorf("synth-user default %q is not a user the Dockerfile creates", user)
+		}
+	}
+}
+
+// The release commit's action.yml pulls that release's image and is otherwise unchanged.
+func TestReleaseActionPointsAtTheImage(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	orig, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "action.yml")
+	os.WriteFile(file, orig, 0o644)
+	script := filepath.Join("..", "..", "scripts", "release-action.sh")
+	if out, err := exec.Command("bash", script, "1.2.3", file).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	before, after := readAction(t, filepath.Join("..", "..", "action.yml")), readAction(t, file)
+	if after.Runs.Image != "docker://ghcr.io/cdkbot/cdkbot:v1.2.3" || len(after.Inputs) != len(before.Inputs) {
+		t.Errorf("release action.yml: %+v", after.Runs)
+	}
+	changed, _ := os.ReadFile(file)
+	if diff := slices.Compare(strings.Split(string(orig), "\n"), strings.Split(string(changed), "\n")); diff == 0 {
+		t.Error("nothing changed")
+	}
+	// Run twice (or on a release commit) it refuses: there is no Dockerfile line to replace.
+	if out, err := exec.Command("bash", script, "1.2.4", file).CombinedOutput(); err == nil || !strings.Contains(string(out), "found 0") {
+		t.Errorf("second run: %v %s", err, out)
+	}
+	if out, err := exec.Command("bash", script, "latest", file).CombinedOutput(); err == nil || !strings.Contains(string(out), "not 1.2.3") {
+		t.Errorf("bad version: %v %s", err, out)
+	}
+}
