@@ -43,12 +43,12 @@ func TestDetectToolchain(t *testing.T) {
 func TestFirstProgram(t *testing.T) {
 	for cmd, want := range map[string]string{
 		"npx ts-node --prefer-ts-exts bin/app.ts": "npx",
-		"python3 app.py":                          "python3",
-		"FOO=1 BAR=2 node app.js":                 "node",
-		"mvn -e -q compile exec:java":             "mvn",
-		"(cd src && node app.js)":                 "",
-		`"my tool" app`:                           "",
-		"./gradlew run":                           "./gradlew",
+		"python3 app.py":              "python3",
+		"FOO=1 BAR=2 node app.js":     "node",
+		"mvn -e -q compile exec:java": "mvn",
+		"(cd src && node app.js)":     "",
+		`"my tool" app`:               "",
+		"./gradlew run":               "./gradlew",
 	} {
 		if got := firstProgram(cmd); got != want {
 			t.Errorf("%q: %q, want %q", cmd, got, want)
