@@ -89,12 +89,15 @@ type Git interface {
 type ReviewRequest struct {
 	Base, Head string // commits; the reviewer reads or synthesizes each revision's assembly
 	// NoSynth forbids running the app (pull_request_target runs with a write token).
-	NoSynth   bool
-	Key       string
-	HeadSHA   string // the pull request's head commit, recorded for the deploy to compare
-	MergeSHA  string // the test merge commit reviewed, when it is
-	Approvals []review.Approval
-	Notes     []string
+	NoSynth bool
+	// NoDeployed forbids asking AWS what runs: under pull_request_target, and for a fork's pull
+	// request, whatever credentials the job holds are not the pull request's to use.
+	NoDeployed bool
+	Key        string
+	HeadSHA    string // the pull request's head commit, recorded for the deploy to compare
+	MergeSHA   string // the test merge commit reviewed, when it is
+	Approvals  []review.Approval
+	Notes      []string
 }
 
 // Reviewer runs a review: git, synthesis, the assemblies and the review use case behind it.

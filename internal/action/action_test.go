@@ -188,3 +188,18 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("%v %s", err, r)
 	}
 }
+
+func TestNoDeployedForUntrustedPullRequests(t *testing.T) {
+	for _, tc := range []struct {
+		event string
+		fork  bool
+		want  bool
+	}{
+		{"pull_request", false, false}, {"pull_request_review", false, false},
+		{"pull_request", true, true}, {"pull_request_target", false, true}, {"pull_request_target", true, true},
+	} {
+		if got := noDeployed(tc.event, tc.fork); got != tc.want {
+			t.Errorf("%s fork=%v: %v", tc.event, tc.fork, got)
+		}
+	}
+}

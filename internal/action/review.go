@@ -92,11 +92,16 @@ func checkoutEvent(event string) bool {
 	return event == "pull_request" || event == "pull_request_review"
 }
 
+// noDeployed is true when the review must not ask AWS what runs: pull_request_target runs with
+// the base repository's secrets beside pull request input, and a fork's pull request is not the
+// repository's own change.
+func noDeployed(event string, fork bool) bool { return !checkoutEvent(event) || fork }
+
 // ReviewPullRequest reviews a pull request: what merging it would change (GitHub's test merge
 // commit against the base it was made from), who approved, the sticky comment, the check run,
 // the job summary and outputs. It returns ErrBlocked when a gate fails.
 func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error {
-	req := ReviewRequest{Key: in.Key, HeadSHA: in.PR.HeadSHA, NoSynth: !checkoutEvent(in.Event)}
+	req := ReviewRequest{Key: in.Key, HeadSHA: in.PR.HeadSHA, NoSynth: !checkoutEvent(in.Event), NoDeployed: noDeployed(in.Event, in.PR.Fork)}
 	if req.NoSynth && !d.Reviewer.UsesAssemblies() {
 		d.Runner.Warning("cdkbot: %s runs with a write token, so pull request code is never run; pass base-assembly and head-assembly synthesized by a trusted job", in.Event)
 	}

@@ -187,7 +187,8 @@ func (r *actionRun) reviewDeps(ctx context.Context) (_ action.Deps, _ action.Gat
 	opts := reviewOptions{BaseAssembly: r.path("base-assembly"), HeadAssembly: r.path("head-assembly"), Config: r.path("config"), Repo: r.workdir,
 		OverrideLabel: r.rt.Input("override-label"), FailOn: review.DefaultFailOn, AssemblyDir: "cdk.out",
 		InstallCommand: r.rt.Input("install-command"), SynthCommand: r.rt.Input("synth-command"), Log: r.streams.Out,
-		BaseFailure: r.rt.Input("base-failure"), SecuritySeverity: r.rt.Input("security-severity"), SynthUser: r.rt.Input("synth-user")}
+		BaseFailure: r.rt.Input("base-failure"), SecuritySeverity: r.rt.Input("security-severity"), SynthUser: r.rt.Input("synth-user"),
+		Deployed: r.rt.Input("deployed")}
 	configGiven := opts.Config != ""
 	if !configGiven {
 		opts.Config = filepath.Join(r.workdir, ".cdkbot.yml")
@@ -251,6 +252,9 @@ func (a *actionReviewer) Review(_ context.Context, req action.ReviewRequest) (*r
 		o.BaseSHA = req.Base
 	} else {
 		o.Base, o.Head, o.NoSynth = req.Base, req.Head, req.NoSynth
+	}
+	if req.NoDeployed {
+		o.Deployed = deployedOff // never with pull_request_target's token, never for a fork
 	}
 	rep, cleanup, err := buildReview(o, a.configGiven, true)
 	a.cleanups = append(a.cleanups, cleanup)

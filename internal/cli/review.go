@@ -53,6 +53,7 @@ type reviewOptions struct {
 	SynthTimeout               time.Duration
 	SynthInputs                []string                   // repository paths the app reads besides its directory (part of the cache key)
 	SynthConcurrency           int                        // revisions synthesized at the same time
+	Deployed                   string                     // compare with what runs: auto (credentials configured), off, required
 	SynthUser                  string                     // run install and synthesis as this user, or BASE,HEAD users (name, uid or uid:gid); needs root
 	synthUsers                 map[string]*synth.Identity // by side: base, head
 	NoSynth                    bool                       // never run the app (pull_request_target)
@@ -107,6 +108,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().IntVar(&opts.SynthConcurrency, "synth-concurrency", 2, "revisions synthesized at the same time (base and head side by side)")
 	cmd.Flags().StringVar(&opts.SynthUser, "synth-user", "", "install and synthesize as this unprivileged, dedicated user, or as BASE,HEAD (a user each; name, uid or uid:gid; cdkbot must run as root), so the app cannot read cdkbot's files, memory or tokens; every process of that user is killed afterwards")
 	cmd.Flags().StringVar(&opts.SecuritySeverity, "security-severity", "high", "the least severity of a permission change that triggers security-broadening: low, medium, high or critical")
+	cmd.Flags().StringVar(&opts.Deployed, "deployed", deployedAuto, "compare the base with what each stack runs in AWS (read-only, through its lookup role): auto (when AWS credentials are configured), off or required")
 	cmd.Flags().StringVar(&opts.BaseFailure, "base-failure", "fail", "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) or first-deployment")
 	return cmd
 }
@@ -195,7 +197,16 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 			return nil, cleanup, err
 		}
 	}
-	rep, err = review.Run(review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor,
+	logf := func(format string, args ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format+"\n", args...)
+		}
+	}
+	running, err := readDeployed(context.Background(), opts.Deployed, head, stackFilter(opts.Stacks), logf)
+	if err != nil {
+		return nil, cleanup, err
+	}
+	rep, err = review.Run(review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor, Deployed: running,
 		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Approvals: approvalsOf(opts), Key: opts.Key, HeadSHA: opts.HeadSHA,
 		BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA, Notes: opts.Notes, BaseUnavailable: opts.BaseUnavailable, SecurityMinimum: opts.SecuritySeverity,
 		Keep: stackFilter(opts.Stacks)})

@@ -121,6 +121,7 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 		head.WriteString("> [!WARNING]\n> " + mdText(truncate(n, 1000)) + "\n\n")
 	}
 	writeGatesMarkdown(&head, r, budget/4)
+	head.WriteString(deployedMarkdown(r.Deployed, budget/4))
 	if len(r.Compatibility) > 0 {
 		tail.WriteString("\n")
 		if err := CompatMarkdown(&tail, r.Compatibility); err != nil {
@@ -294,6 +295,9 @@ func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 	}
 	if ew.err != nil {
 		return ew.err
+	}
+	if err := deployedText(w, r.Deployed, opts); err != nil {
+		return err
 	}
 	if err := DiffText(w, DiffReport{Stacks: r.Stacks}, opts); err != nil {
 		return err

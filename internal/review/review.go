@@ -68,6 +68,9 @@ type Input struct {
 	BaseUnavailable string
 	Keep            func(*assembly.Stack) bool // selects stacks; nil reviews all
 	Spec            *resourcespec.Spec
+	// Deployed is what CloudFormation runs, by qualified stack id, when cdkbot could read it
+	// (credentials given): the review then says where that is not the base.
+	Deployed map[string]*DeployedStack
 }
 
 // Approval is someone's permission to go ahead although gates fail: the override label applied
@@ -105,6 +108,8 @@ type Report struct {
 	Notes         []string             `json:"notes,omitempty"`
 	// BaseUnavailable fails the review whatever the gates say (fail closed).
 	BaseUnavailable string `json:"baseUnavailable,omitempty"`
+	// Deployed compares what runs with the base, per stack read (empty without credentials).
+	Deployed []Deployed `json:"deployed,omitempty"`
 }
 
 // Failed is true when a gate fails, or the base could not be read: the check run's conclusion.
@@ -152,6 +157,7 @@ func Run(in Input) (*Report, error) {
 		return nil, err
 	}
 	rep.Stacks = stacks
+	rep.Deployed = compareDeployed(in, baseTemplates(in, opts.OldTemplates), opts)
 	if rep.TemplateHash, err = hashes(in.Head, mutatedBytes(opts.NewTemplates)); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/deployed"
+	"github.com/cdkbot/cdkbot/internal/review"
+)
+
+// Modes of --deployed (the action's input deployed).
+const (
+	deployedAuto     = "auto"     // read what runs when AWS credentials are configured
+	deployedOff      = "off"      // never ask AWS
+	deployedRequired = "required" // read it or fail: a review that must not run blind
+)
+
+// readDeployed reads what the selected head stacks run, through each stack's lookup role. It
+// returns nil (and no error) when the mode is off, or auto without credentials configured.
+func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, keep func(*assembly.Stack) bool, log func(string, ...any)) (map[string]*review.DeployedStack, error) {
+	switch mode {
+	case deployedOff:
+		return nil, nil
+	case "", deployedAuto:
+		if !credentialsConfigured() {
+			return nil, nil
+		}
+	case deployedRequired:
+	default:
+		return nil, usagef("--deployed %q: use auto (when AWS credentials are configured), off or required", mode)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cfg, err := awsconfig.Load(ctx, awsconfig.Options{MaxAttempts: 3, ResponseTimeout: 30 * time.Second})
+	if err == nil && cfg.Region == "" {
+		cfg.Region = "us-east-1" // STS and a stack's own region are what count; the chain may name none
+	}
+	var id awsconfig.Identity
+	if err == nil {
+		id, err = awsconfig.WhoAmI(ctx, cfg)
+	}
+	if err != nil {
+		if mode == deployedRequired {
+			return nil, &operationError{fmt.Errorf("--deployed required: %v", err)}
+		}
+		log("cdkbot: not comparing with what is deployed: %s", awsconfig.Explain(err))
+		return nil, nil
+	}
+	var stacks []*assembly.Stack
+	for _, s := range head.AllStacks() {
+		if keep == nil || keep(s) {
+			stacks = append(stacks, s)
+		}
+	}
+	log("cdkbot: reading what %d stack(s) run, as %s", len(stacks), id.ARN)
+	r := &deployed.Reader{Sessions: awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-review"}), Account: id.Account, Region: cfg.Region}
+	out := map[string]*review.DeployedStack{}
+	var unread []string
+	for id, st := range r.Read(ctx, stacks) {
+		out[id] = &review.DeployedStack{Deployed: st.Deployed, Template: st.Template, Err: st.Err}
+		if st.Err != "" {
+			unread = append(unread, id+": "+st.Err)
+		}
+	}
+	if mode == deployedRequired && len(unread) > 0 {
+		slices.Sort(unread)
+		return nil, &operationError{fmt.Errorf("--deployed required, and what runs could not be read for %s", strings.Join(unread, "; "))}
+	}
+	return out, nil
+}
+
+// credentialsConfigured says whether AWS credentials are set up explicitly (environment,
+// profile, web identity, container), without asking any endpoint: auto must not wait on the
+// instance metadata service of a runner that has none.
+func credentialsConfigured() bool {
+	for _, name := range []string{"AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"} {
+		if os.Getenv(name) != "" {
+			return true
+		}
+	}
+	files := []string{os.Getenv("AWS_SHARED_CREDENTIALS_FILE"), os.Getenv("AWS_CONFIG_FILE")}
+	if home, err := os.UserHomeDir(); err == nil {
+		files = append(files, filepath.Join(home, ".aws", "credentials"), filepath.Join(home, ".aws", "config"))
+	}
+	for _, f := range files {
+		if f == "" {
+			continue
+		}
+		if fi, err := os.Stat(f); err == nil && fi.Size() > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+
+	"github.com/cdkbot/cdkbot/internal/testutil/moto"
+)
+
+// Against the emulator with the real bootstrap stack: the deploy-graph app deployed by cdkbot,
+// then reviewed with credentials. What runs is the base: nothing is said. Changed outside
+// cdkbot (an UpdateStack of its own) or deleted: the review says so, with the diff from what
+// runs to the base. Only reads are sent, through the lookup role.
+func TestReviewComparesWithWhatIsDeployed(t *testing.T) {
+	srv := moto.Start(t)
+	srv.Bootstrap(t)
+	proxy := srv.NewProxy(t)
+	moto.Env(t, proxy.URL)
+	dir := fixture(t, "aws-cdk-lib@2.276.0/deploy-graph")
+	if code, _, stderr := run(t, "deploy", dir, "--revision", "0123abc", "--concurrency", "4", "--timeout", "20s"); code != ExitOK {
+		t.Fatalf("deploy: exit %d\n%s", code, stderr)
+	}
+	review := func(args ...string) (int, string, string) {
+		t.Helper()
+		return run(t, append([]string{"review", "--base-assembly", dir, "--head-assembly", dir, "--no-color"}, args...)...)
+	}
+	states := func(stdout string) map[string]string {
+		t.Helper()
+		var rep struct {
+			Deployed []struct{ Stack, State string }
+		}
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatalf("%v: %s", err, stdout)
+		}
+		out := map[string]string{}
+		for _, d := range rep.Deployed {
+			out[d.Stack] = d.State
+		}
+		return out
+	}
+
+	proxy.Calls = nil
+	code, stdout, stderr := review("--deployed", "required", "--format", "json")
+	got := states(stdout)
+	if code != ExitOK || len(got) != 12 || got["Web"] != "same" || got["Network"] != "same" {
+		t.Fatalf("as deployed: exit %d %v\n%s", code, got, stderr)
+	}
+	for _, c := range proxy.Calls {
+		if !strings.Contains(c, "DescribeStacks") && !strings.Contains(c, "GetTemplate") && !strings.Contains(c, "AssumeRole") &&
+			!strings.Contains(c, "GetCallerIdentity") {
+			t.Errorf("the review sent more than reads: %s", c)
+		}
+	}
+	if n := strings.Count(strings.Join(proxy.Calls, "\n"), "AssumeRole"); n != 1 {
+		t.Errorf("the lookup role was assumed %d times, want once", n)
+	}
+
+	// Out of band: the console edits Web's parameter, and Dns is deleted.
+	ctx := context.Background()
+	cfnc := cloudformation.NewFromConfig(srv.Config())
+	tpl, err := os.ReadFile(dir + "/Web.template.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(tpl), `"Name": "/graph/web"`, `"Name": "/graph/web-console-edit"`, 1)
+	if _, err := cfnc.UpdateStack(ctx, &cloudformation.UpdateStackInput{StackName: aws.String("graph-web"), TemplateBody: aws.String(edited),
+		Capabilities: []cfntypes.Capability{cfntypes.CapabilityCapabilityIam}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cfnc.DeleteStack(ctx, &cloudformation.DeleteStackInput{StackName: aws.String("graph-dns")}); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = review("--format", "json") // auto: the credentials are configured
+	if got := states(stdout); code != ExitOK || got["Web"] != "differs" || got["Dns"] != "not-deployed" || got["Api"] != "same" {
+		t.Errorf("after the edits: exit %d %v", code, got)
+	}
+	_, stdout, _ = review("--format", "markdown")
+	for _, want := range []string{"#### What runs", "<code>Web</code> runs something other than the base", "/graph/web-console-edit", "Not deployed yet: <code>Dns</code>."} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, stdout)
+		}
+	}
+	_, stdout, _ = review()
+	if !strings.Contains(stdout, "deployed: Web runs something other than the base") || !strings.Contains(stdout, "deployed: Dns is not deployed yet") {
+		t.Errorf("text:\n%s", stdout)
+	}
+	proxy.Calls = nil
+	if code, stdout, _ := review("--deployed", "off", "--format", "json"); code != ExitOK || len(states(stdout)) != 0 || len(proxy.Calls) != 0 {
+		t.Errorf("off: exit %d, %d calls", code, len(proxy.Calls))
+	}
+}
+
+// required fails closed when nothing can be read; auto without credentials says nothing.
+func TestDeployedRequiredFailsWithoutCredentials(t *testing.T) {
+	dir := fixture(t, "aws-cdk-lib@2.276.0/deploy-graph")
+	home := t.TempDir()
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_SESSION_TOKEN"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("AWS_CONFIG_FILE", home+"/none")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", home+"/none")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9") // never reached: nothing may leave the machine
+	if code, stdout, _ := run(t, "review", "--base-assembly", dir, "--head-assembly", dir, "--format", "json"); code != ExitOK || strings.Contains(stdout, `"deployed"`) {
+		t.Errorf("auto without credentials: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := run(t, "review", "--base-assembly", dir, "--head-assembly", dir, "--deployed", "required"); code != ExitFailure || !strings.Contains(stderr, "--deployed required") {
+		t.Errorf("required without credentials: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := run(t, "review", "--base-assembly", dir, "--head-assembly", dir, "--deployed", "sometimes"); code != ExitUsage || !strings.Contains(stderr, "use auto") {
+		t.Errorf("bad mode: exit %d\n%s", code, stderr)
+	}
+}

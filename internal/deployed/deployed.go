@@ -1,0 +1,128 @@
+// Package deployed reads what runs, for a review: each stack's template as CloudFormation holds
+// it, through the stack's read-only lookup role (as `cdk diff` does), so the review can say where
+// the deployed stack is not the base it compares against.
+package deployed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+	"github.com/aws/smithy-go"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/cfn"
+)
+
+// State is what CloudFormation holds for one stack.
+type State struct {
+	Deployed bool        // false: no such stack, or only a change set never executed
+	Template *cfn.Object // the template the stack runs, when Deployed
+	Err      string      // why it could not be read
+}
+
+// CloudFormationAPI is what the reader asks CloudFormation: nothing that changes anything.
+type CloudFormationAPI interface {
+	DescribeStacks(context.Context, *cloudformation.DescribeStacksInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeStacksOutput, error)
+	GetTemplate(context.Context, *cloudformation.GetTemplateInput, ...func(*cloudformation.Options)) (*cloudformation.GetTemplateOutput, error)
+}
+
+var _ CloudFormationAPI = (*cloudformation.Client)(nil)
+
+// Reader reads deployed templates.
+type Reader struct {
+	Sessions *awsconfig.Sessions
+	// Account stands in for environment-agnostic stacks' account (the credentials' own).
+	Account string
+	// Region stands in for environment-agnostic stacks' region ("" skips them).
+	Region string
+	// Client makes the CloudFormation client for a configuration (tests count calls); nil uses the SDK's.
+	Client func(aws.Config) CloudFormationAPI
+}
+
+// Read returns what each stack runs, by qualified id. A stack that cannot be read is in the
+// map with Err set: the review says so rather than guessing.
+func (r *Reader) Read(ctx context.Context, stacks []*assembly.Stack) map[string]*State {
+	out := map[string]*State{}
+	var mu sync.Mutex
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, s := range stacks {
+		g.Go(func() error {
+			d := r.read(ctx, s)
+			mu.Lock()
+			out[s.QualifiedID()] = d
+			mu.Unlock()
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return out
+}
+
+func (r *Reader) read(ctx context.Context, s *assembly.Stack) *State {
+	env := s.Environment
+	if env.Account == assembly.UnknownAccount || env.Account == "" {
+		env.Account = r.Account
+	}
+	if env.Region == assembly.UnknownRegion || env.Region == "" {
+		env.Region = r.Region
+	}
+	if env.Region == "" || env.Account == "" {
+		return &State{Err: "environment-agnostic stack and no AWS region or account to stand in for it"}
+	}
+	role := awsconfig.Role{Region: env.Region}
+	if s.LookupRole != nil && s.LookupRole.ARN != "" {
+		role.ARN = assembly.ResolvePlaceholders(s.LookupRole.ARN, env)
+		role.ExternalID = s.LookupRole.AssumeRoleExternalID
+	}
+	cfg, err := r.Sessions.For(ctx, role)
+	if err != nil {
+		return &State{Err: fmt.Sprintf("the lookup role cannot be assumed (%v): bootstrap the environment with a current `cdk bootstrap`, "+
+			"or let the credentials assume %s", err, role.ARN)}
+	}
+	var client CloudFormationAPI
+	if r.Client != nil {
+		client = r.Client(cfg)
+	} else {
+		client = cloudformation.NewFromConfig(cfg)
+	}
+	return readStack(ctx, client, s.StackName)
+}
+
+// readStack asks for one stack's template; a stack that does not exist (or exists only as a
+// change set never executed) is not deployed.
+func readStack(ctx context.Context, client CloudFormationAPI, name string) *State {
+	desc, err := client.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
+	if notFound(err) {
+		return &State{}
+	}
+	if err != nil {
+		return &State{Err: "describe stack " + name + ": " + awsconfig.Explain(err)}
+	}
+	if len(desc.Stacks) == 0 || desc.Stacks[0].StackStatus == cfntypes.StackStatusReviewInProgress {
+		return &State{}
+	}
+	tpl, err := client.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: aws.String(name), TemplateStage: cfntypes.TemplateStageOriginal})
+	if err != nil {
+		return &State{Err: "get template of " + name + ": " + awsconfig.Explain(err)}
+	}
+	t, err := cfn.Parse([]byte(aws.ToString(tpl.TemplateBody)))
+	if err != nil {
+		return &State{Err: "the deployed template of " + name + " does not parse: " + err.Error()}
+	}
+	return &State{Deployed: true, Template: t}
+}
+
+// notFound is CloudFormation's answer for a stack that does not exist.
+func notFound(err error) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && api.ErrorCode() == "ValidationError" && strings.Contains(api.ErrorMessage(), "does not exist")
+}
