@@ -104,6 +104,38 @@ type ResourceChange struct {
 	// UnknownType is true when the specification does not know the type (Custom::*, ...):
 	// property changes are then assumed to update in place.
 	UnknownType bool
+	// CloudFormation is CloudFormation's own verdict from a change set (True, Conditional or
+	// False replacement), when one was asked for; SpecImpact is what the specification said
+	// when CloudFormation's verdict differs (NoChange when they agree).
+	CloudFormation string
+	SpecImpact     Impact
+}
+
+// ApplyVerdict takes CloudFormation's replacement verdict for an updated resource: True
+// replaces, Conditional may replace, False updates in place. CloudFormation decides, so its
+// verdict wins; it returns true when the specification said otherwise.
+func (r *ResourceChange) ApplyVerdict(replacement string) bool {
+	want, ok := map[string]Impact{"True": Replace, "Conditional": MayReplace, "False": Update}[replacement]
+	if !ok || (r.Impact != Update && r.Impact != MayReplace && r.Impact != Replace) {
+		return false
+	}
+	r.CloudFormation = replacement
+	if r.Impact == want {
+		return false
+	}
+	r.SpecImpact, r.Impact = r.Impact, want
+	return true
+}
+
+// VerdictNote says where the impact comes from when CloudFormation was asked: "" when it was not.
+func (r *ResourceChange) VerdictNote() string {
+	if r.CloudFormation == "" {
+		return ""
+	}
+	if r.SpecImpact != NoChange {
+		return "CloudFormation's change set says " + r.Impact.String() + "; the resource specification said " + r.SpecImpact.String()
+	}
+	return "confirmed by CloudFormation's change set"
 }
 
 // PropertyChange is one top-level property of a resource.

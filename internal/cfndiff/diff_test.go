@@ -203,3 +203,25 @@ func ids(d *TemplateDiff, kinds ...Impact) string {
 	sort.Strings(out)
 	return strings.Join(out, ",")
 }
+
+func TestApplyVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		impact   Impact
+		verdict  string
+		want     Impact
+		disagree bool
+	}{
+		{Replace, "True", Replace, false}, {Update, "True", Replace, true}, {Replace, "False", Update, true},
+		{Update, "Conditional", MayReplace, true}, {Create, "True", Create, false}, {Update, "Maybe", Update, false},
+	} {
+		r := &ResourceChange{Impact: tc.impact}
+		if got := r.ApplyVerdict(tc.verdict); got != tc.disagree || r.Impact != tc.want {
+			t.Errorf("%s + %s: %s (disagree %v)", tc.impact, tc.verdict, r.Impact, got)
+		}
+	}
+	r := &ResourceChange{Impact: Update}
+	r.ApplyVerdict("True")
+	if n := r.VerdictNote(); n != "CloudFormation's change set says replace; the resource specification said update" {
+		t.Errorf("note: %s", n)
+	}
+}

@@ -2,12 +2,17 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
@@ -24,17 +29,17 @@ const (
 
 // readDeployed reads what the selected head stacks run, through each stack's lookup role. It
 // returns nil (and no error) when the mode is off, or auto without credentials configured.
-func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, keep func(*assembly.Stack) bool, log func(string, ...any)) (map[string]*review.DeployedStack, error) {
+func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, keep func(*assembly.Stack) bool, log func(string, ...any)) (*deployed.Reader, map[string]*review.DeployedStack, error) {
 	switch mode {
 	case deployedOff:
-		return nil, nil
+		return nil, nil, nil
 	case "", deployedAuto:
 		if !credentialsConfigured() {
-			return nil, nil
+			return nil, nil, nil
 		}
 	case deployedRequired:
 	default:
-		return nil, usagef("--deployed %q: use auto (when AWS credentials are configured), off or required", mode)
+		return nil, nil, usagef("--deployed %q: use auto (when AWS credentials are configured), off or required", mode)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -48,10 +53,10 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 	}
 	if err != nil {
 		if mode == deployedRequired {
-			return nil, &operationError{fmt.Errorf("--deployed required: %v", err)}
+			return nil, nil, &operationError{fmt.Errorf("--deployed required: %v", err)}
 		}
 		log("cdkbot: not comparing with what is deployed: %s", awsconfig.Explain(err))
-		return nil, nil
+		return nil, nil, nil
 	}
 	var stacks []*assembly.Stack
 	for _, s := range head.AllStacks() {
@@ -71,9 +76,66 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 	}
 	if mode == deployedRequired && len(unread) > 0 {
 		slices.Sort(unread)
-		return nil, &operationError{fmt.Errorf("--deployed required, and what runs could not be read for %s", strings.Join(unread, "; "))}
+		return nil, nil, &operationError{fmt.Errorf("--deployed required, and what runs could not be read for %s", strings.Join(unread, "; "))}
 	}
-	return out, nil
+	return r, out, nil
+}
+
+// askVerdicts asks CloudFormation, through each stack's deploy role, what deploying the head
+// would do to the deployed stacks the change touches: a change set per stack, never executed
+// and always deleted. A stack CloudFormation cannot be asked about (the role may not create
+// change sets, a template too large to pass inline) keeps the specification's verdicts, with a
+// note saying so.
+func askVerdicts(ctx context.Context, r *deployed.Reader, rep *review.Report, head *assembly.Assembly, templates map[string][]byte,
+	running map[string]*review.DeployedStack, headSHA string, log func(string, ...any)) (map[string]map[string]string, []string) {
+	byID := map[string]*assembly.Stack{}
+	for _, s := range head.AllStacks() {
+		byID[s.QualifiedID()] = s
+	}
+	var mu sync.Mutex
+	verdicts, notes := map[string]map[string]string{}, []string{}
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for _, sd := range rep.Stacks {
+		s, d := byID[sd.ID], running[sd.ID]
+		if s == nil || d == nil || !d.Deployed || !sd.Changed() {
+			continue
+		}
+		body := templates[sd.ID]
+		if body == nil {
+			var err error
+			if body, err = s.TemplateBytes(); err != nil {
+				continue
+			}
+		}
+		name := "cdkbot-review-" + changeSetSuffix(headSHA, body)
+		g.Go(func() error {
+			v, err := r.Verdicts(ctx, s, body, name)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("CloudFormation could not be asked what deploying %s does (%v); its replacements are the resource specification's.", sd.ID, err))
+				return nil
+			}
+			verdicts[sd.ID] = v
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if len(verdicts) > 0 {
+		log("cdkbot: CloudFormation's change sets gave their verdict on %d stack(s)", len(verdicts))
+	}
+	slices.Sort(notes)
+	return verdicts, notes
+}
+
+// changeSetSuffix names a review's change sets after the head commit, or the template.
+func changeSetSuffix(headSHA string, body []byte) string {
+	if len(headSHA) >= 12 {
+		return headSHA[:12]
+	}
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:6])
 }
 
 // credentialsConfigured says whether AWS credentials are set up explicitly (environment,

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -118,5 +119,104 @@ func TestDeployedRequiredFailsWithoutCredentials(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "review", "--base-assembly", dir, "--head-assembly", dir, "--deployed", "sometimes"); code != ExitUsage || !strings.Contains(stderr, "use auto") {
 		t.Errorf("bad mode: exit %d\n%s", code, stderr)
+	}
+}
+
+// With credentials, the stacks the change touches get CloudFormation's own verdict from a change
+// set (the launcher gives moto's change sets their Replacement, as AWS does): where it agrees
+// the review says so, where it differs CloudFormation's wins and the review says so, where it
+// cannot be asked the specification's stands with a note. No change set is left behind.
+func TestReviewTakesCloudFormationsVerdict(t *testing.T) {
+	srv := moto.Start(t)
+	srv.Bootstrap(t)
+	proxy := srv.NewProxy(t)
+	moto.Env(t, proxy.URL)
+	base := fixture(t, "aws-cdk-lib@2.276.0/deploy-graph")
+	if code, _, stderr := run(t, "deploy", base, "--revision", "0123abc", "--concurrency", "4", "--timeout", "20s"); code != ExitOK {
+		t.Fatalf("deploy: exit %d\n%s", code, stderr)
+	}
+	head := editTemplate(t, base, "Web", `"Name": "/graph/web"`, `"Name": "/graph/web-v2"`)
+	head = editTemplate(t, head, "Web", `"TopicName": "graph-web"`, `"TopicName": "graph-web", "DisplayName": "Web"`)
+	type resource struct {
+		LogicalID, Impact, CloudFormationReplacement, SpecificationImpact string
+	}
+	review := func(args ...string) (int, map[string]resource, string) {
+		t.Helper()
+		code, stdout, stderr := run(t, append([]string{"review", "--base-assembly", base, "--head-assembly", head, "--format", "json",
+			"--deployed", "required", "--fail-on", "replace", "--head-sha", "feedc0ffee0123456789"}, args...)...)
+		var rep struct {
+			Notes []string
+			Diff  struct {
+				Stacks []struct {
+					ID        string
+					Resources []resource
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatalf("%v\n%s\n%s", err, stdout, stderr)
+		}
+		got := map[string]resource{}
+		for _, s := range rep.Diff.Stacks {
+			for _, r := range s.Resources {
+				got[s.ID+"/"+r.LogicalID] = r
+			}
+		}
+		return code, got, strings.Join(rep.Notes, "\n") + stderr
+	}
+	leftovers := func() int {
+		t.Helper()
+		out, err := cloudformation.NewFromConfig(srv.Config()).ListChangeSets(context.Background(), &cloudformation.ListChangeSetsInput{StackName: aws.String("graph-web")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out.Summaries)
+	}
+
+	proxy.Calls = nil
+	code, got, log := review()
+	if code != ExitVerdict || got["Web/Param"].Impact != "replace" || got["Web/Param"].CloudFormationReplacement != "True" ||
+		got["Web/Topic"].Impact != "update" || got["Web/Topic"].CloudFormationReplacement != "False" || got["Web/Param"].SpecificationImpact != "" {
+		t.Errorf("agreeing verdicts: exit %d %+v\n%s", code, got, log)
+	}
+	if n := leftovers(); n != 0 {
+		t.Errorf("%d change set(s) left behind", n)
+	}
+	if !strings.Contains(strings.Join(proxy.Calls, "\n"), "CreateChangeSet") || strings.Contains(strings.Join(proxy.Calls, "\n"), "ExecuteChangeSet") {
+		t.Errorf("calls: %v", proxy.Calls)
+	}
+
+	// CloudFormation says the parameter's new name does not replace it: its word wins.
+	proxy.Rewrite = func(action string, body []byte) []byte {
+		if action != "DescribeChangeSet" {
+			return body
+		}
+		return []byte(strings.ReplaceAll(string(body), "<Replacement>True</Replacement>", "<Replacement>False</Replacement>"))
+	}
+	code, got, log = review()
+	if code != ExitOK || got["Web/Param"].Impact != "update" || got["Web/Param"].SpecificationImpact != "replace" {
+		t.Errorf("disagreeing verdict: exit %d %+v\n%s", code, got["Web/Param"], log)
+	}
+	_, stdout, _ := run(t, "review", "--base-assembly", base, "--head-assembly", head, "--deployed", "required", "--no-color")
+	if !strings.Contains(stdout, "CloudFormation's change set says update; the resource specification said replace") {
+		t.Errorf("text:\n%s", stdout)
+	}
+	proxy.Rewrite = nil
+
+	// The deploy role may not create change sets: the specification's verdicts, and a note.
+	proxy.Fault = func(r *http.Request, body []byte, _ int) *moto.Fault {
+		if strings.Contains(string(body), "Action=CreateChangeSet") {
+			return &moto.Fault{Status: 403, Code: "AccessDenied", Message: "not allowed to cloudformation:CreateChangeSet"}
+		}
+		return nil
+	}
+	code, got, log = review()
+	if code != ExitVerdict || got["Web/Param"].Impact != "replace" || got["Web/Param"].CloudFormationReplacement != "" ||
+		!strings.Contains(log, "CloudFormation could not be asked what deploying Web does") || !strings.Contains(log, "AccessDenied") {
+		t.Errorf("denied: exit %d %+v\n%s", code, got["Web/Param"], log)
+	}
+	proxy.Fault = nil
+	if n := leftovers(); n != 0 {
+		t.Errorf("%d change set(s) left behind", n)
 	}
 }

@@ -202,14 +202,29 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 			fmt.Fprintf(opts.Log, format+"\n", args...)
 		}
 	}
-	running, err := readDeployed(context.Background(), opts.Deployed, head, stackFilter(opts.Stacks), logf)
+	reader, running, err := readDeployed(context.Background(), opts.Deployed, head, stackFilter(opts.Stacks), logf)
 	if err != nil {
 		return nil, cleanup, err
 	}
-	rep, err = review.Run(review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor, Deployed: running,
+	in := review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor, Deployed: running,
 		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Approvals: approvalsOf(opts), Key: opts.Key, HeadSHA: opts.HeadSHA,
 		BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA, Notes: opts.Notes, BaseUnavailable: opts.BaseUnavailable, SecurityMinimum: opts.SecuritySeverity,
-		Keep: stackFilter(opts.Stacks)})
+		Keep: stackFilter(opts.Stacks)}
+	rep, err = review.Run(in)
+	if err == nil && reader != nil {
+		// CloudFormation's own verdicts on the stacks the change touches, then the review again
+		// with them (it takes milliseconds; the change sets take seconds).
+		templates, terr := review.MutatedTemplates(head, policy, nil)
+		if terr != nil {
+			return nil, cleanup, &inputError{terr}
+		}
+		var notes []string
+		in.Verdicts, notes = askVerdicts(context.Background(), reader, rep, head, templates, running, opts.HeadSHA, logf)
+		if len(in.Verdicts) > 0 || len(notes) > 0 {
+			in.Notes = append(slices.Clone(in.Notes), notes...)
+			rep, err = review.Run(in)
+		}
+	}
 	if err != nil {
 		return nil, cleanup, &inputError{err}
 	}

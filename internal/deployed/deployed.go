@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
@@ -43,8 +44,11 @@ type Reader struct {
 	Account string
 	// Region stands in for environment-agnostic stacks' region ("" skips them).
 	Region string
-	// Client makes the CloudFormation client for a configuration (tests count calls); nil uses the SDK's.
-	Client func(aws.Config) CloudFormationAPI
+	// Client and ChangeSets make the CloudFormation clients for a configuration; nil uses the SDK's.
+	Client     func(aws.Config) CloudFormationAPI
+	ChangeSets func(aws.Config) ChangeSetAPI
+	// Wait bounds waiting for a change set to be ready (zero: 3 minutes).
+	Wait time.Duration
 }
 
 // Read returns what each stack runs, by qualified id. A stack that cannot be read is in the
@@ -68,13 +72,7 @@ func (r *Reader) Read(ctx context.Context, stacks []*assembly.Stack) map[string]
 }
 
 func (r *Reader) read(ctx context.Context, s *assembly.Stack) *State {
-	env := s.Environment
-	if env.Account == assembly.UnknownAccount || env.Account == "" {
-		env.Account = r.Account
-	}
-	if env.Region == assembly.UnknownRegion || env.Region == "" {
-		env.Region = r.Region
-	}
+	env := r.env(s)
 	if env.Region == "" || env.Account == "" {
 		return &State{Err: "environment-agnostic stack and no AWS region or account to stand in for it"}
 	}

@@ -63,6 +63,10 @@ type resourceJSON struct {
 	Consequence  string         `json:"consequence,omitempty"`
 	MetadataOnly bool           `json:"metadataOnly,omitempty"`
 	UnknownType  bool           `json:"unknownType,omitempty"`
+	// CloudFormation is the change set's replacement verdict (True, Conditional, False) when
+	// one was asked; SpecImpact is the specification's impact when CloudFormation differs.
+	CloudFormation string `json:"cloudFormationReplacement,omitempty"`
+	SpecImpact     string `json:"specificationImpact,omitempty"`
 }
 
 type propertyJSON struct {
@@ -138,7 +142,10 @@ func stackToJSON(s *cfndiff.StackDiff) stackJSON {
 	for _, r := range d.Resources {
 		rj := resourceJSON{LogicalID: r.LogicalID, Path: s.Paths[r.LogicalID], Impact: r.Impact.String(), OldType: optString(r.OldType),
 			NewType: optString(r.NewType), Properties: []propertyJSON{}, Other: []otherJSON{}, Consequence: r.Consequence(),
-			MetadataOnly: r.MetadataOnly(), UnknownType: r.UnknownType}
+			MetadataOnly: r.MetadataOnly(), UnknownType: r.UnknownType, CloudFormation: r.CloudFormation}
+		if r.SpecImpact != cfndiff.NoChange {
+			rj.SpecImpact = r.SpecImpact.String()
+		}
 		for _, p := range r.Properties {
 			pj := propertyJSON{Path: p.Name, Impact: p.Impact.String(), Old: optValue(p.Old, p.OldPresent),
 				New: optValue(p.New, p.NewPresent), Changed: p.Changed, ReplacedReferences: p.ReplacedReferences, ChangedInputs: p.ChangedInputs, Unknown: p.Unknown}

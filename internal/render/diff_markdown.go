@@ -234,6 +234,9 @@ func writeDiffMarkdown(b *strings.Builder, s *cfndiff.StackDiff, level int, opts
 			if r.UnknownType {
 				impact += " (type unknown to the specification)"
 			}
+			if note := r.VerdictNote(); note != "" {
+				impact += " (" + mdText(note) + ")"
+			}
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.Impact.Symbol(), name, mdCode(r.Type(), 120), impact)
 		}
 		b.WriteString("\n")

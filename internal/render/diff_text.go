@@ -76,6 +76,9 @@ func writeStackText(ew *errWriter, p palette, s *cfndiff.StackDiff, opts DiffOpt
 		if res.OldType != res.NewType && res.OldType != "" && res.NewType != "" {
 			ew.printf("%stype %s → %s\n", detail, res.OldType, res.NewType)
 		}
+		if note := res.VerdictNote(); note != "" {
+			ew.printf("%s%s\n", detail, note)
+		}
 		if cons := res.Consequence(); cons != "" && res.Impact != cfndiff.Create {
 			ew.printf("%s%s\n", detail, p.impact(res.Impact, cons))
 		}

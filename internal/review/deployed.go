@@ -132,3 +132,18 @@ func DeployedSummary(ds []Deployed) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// applyVerdicts puts CloudFormation's own replacement verdicts on the head's resources.
+func applyVerdicts(stacks []*cfndiff.StackDiff, verdicts map[string]map[string]string) {
+	for _, sd := range stacks {
+		byID := verdicts[sd.ID]
+		if byID == nil {
+			continue
+		}
+		for _, r := range sd.Diff.Resources {
+			if v, ok := byID[r.LogicalID]; ok {
+				r.ApplyVerdict(v)
+			}
+		}
+	}
+}

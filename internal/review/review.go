@@ -71,6 +71,10 @@ type Input struct {
 	// Deployed is what CloudFormation runs, by qualified stack id, when cdkbot could read it
 	// (credentials given): the review then says where that is not the base.
 	Deployed map[string]*DeployedStack
+	// Verdicts is CloudFormation's replacement verdict (True, Conditional, False) per stack and
+	// logical id, from change sets created for the head and never executed: where it differs
+	// from the specification's, CloudFormation's wins and the review says so.
+	Verdicts map[string]map[string]string
 }
 
 // Approval is someone's permission to go ahead although gates fail: the override label applied
@@ -157,6 +161,7 @@ func Run(in Input) (*Report, error) {
 		return nil, err
 	}
 	rep.Stacks = stacks
+	applyVerdicts(stacks, in.Verdicts)
 	rep.Deployed = compareDeployed(in, baseTemplates(in, opts.OldTemplates), opts)
 	if rep.TemplateHash, err = hashes(in.Head, mutatedBytes(opts.NewTemplates)); err != nil {
 		return nil, err

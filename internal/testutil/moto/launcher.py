@@ -19,6 +19,14 @@ internal/testutil/moto):
    CloudFormation does (the executed one stays describable by ARN).
 5. Bare change-set names resolve across stacks, and ListChangeSets ignores StackName: a change set
    named without its ARN is looked up in the named stack only, and listing is per stack.
+6. A change set's Modify changes carry no Replacement, Scope or Details (moto lists only Action,
+   LogicalResourceId and ResourceType): each gets them as CloudFormation's DescribeChangeSet gives
+   them (ResourceChange in the SDK's model) - per changed property a Detail with Target
+   {Attribute: Properties, Name, RequiresRecreation: Always | Conditionally | Never}, Evaluation
+   Static, ChangeSource DirectModification; Scope [Properties]; Replacement True when a property
+   always recreates, Conditional when one may, else False. Whether a property recreates comes from
+   the resource specification cdkbot vendors (internal/resourcespec/spec.tsv, the same registry
+   data CloudFormation publishes); a property it does not know updates in place.
 """
 
 import os
@@ -210,6 +218,59 @@ def list_change_sets(self):
     return ActionResult({"Summaries": summaries})
 
 
+def _load_spec():
+    """Resource type -> property -> 'r' (replace), 'c' (conditional) or 'u' (update)."""
+    spec = {}
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resourcespec", "spec.tsv")
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 4:
+                continue
+            props = {}
+            for item in cols[3].split(","):
+                name, _, rule = item.partition("=")
+                if name:
+                    props[name] = rule
+            spec[cols[0]] = props
+    return spec
+
+
+_SPEC = None
+_RECREATION = {"r": "Always", "c": "Conditionally"}
+_original_diff = models.ChangeSet.diff
+
+
+def diff(self):
+    """Gap 6: Modify changes with Replacement, Scope and Details, as CloudFormation reports them."""
+    global _SPEC
+    changes = _original_diff(self)
+    if _SPEC is None:
+        _SPEC = _load_spec()
+    old = (getattr(self.stack, "template_dict", None) or {}).get("Resources") or {}
+    new = (self.template_dict or {}).get("Resources") or {}
+    for change in changes:
+        if change.action != "Modify":
+            continue
+        before = (old.get(change.logical_resource_id) or {}).get("Properties") or {}
+        after = (new.get(change.logical_resource_id) or {}).get("Properties") or {}
+        rules = _SPEC.get(change.resource_type, {})
+        details = []
+        for prop in sorted(set(before) | set(after)):
+            if before.get(prop) == after.get(prop):
+                continue
+            details.append({"Target": {"Attribute": "Properties", "Name": prop,
+                                       "RequiresRecreation": _RECREATION.get(rules.get(prop), "Never")},
+                            "Evaluation": "Static", "ChangeSource": "DirectModification"})
+        recreation = {d["Target"]["RequiresRecreation"] for d in details}
+        change.details = details
+        change.scope = ["Properties"] if details else []
+        change.replacement = "True" if "Always" in recreation else "Conditional" if "Conditionally" in recreation else "False"
+    return changes
+
+
 # CDKBOT_MOTO_PLAIN=1 starts moto as it is, to see each gap's test fail without the launcher.
 if os.environ.get("CDKBOT_MOTO_PLAIN") != "1":
     Backend.create_change_set = create_change_set
@@ -219,6 +280,7 @@ if os.environ.get("CDKBOT_MOTO_PLAIN") != "1":
     Response.describe_change_set = describe_change_set
     Response.execute_change_set = execute_change_set_response
     Response.list_change_sets = list_change_sets
+    models.ChangeSet.diff = diff
 
 if __name__ == "__main__":
     from moto.server import main

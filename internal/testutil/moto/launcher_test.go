@@ -179,3 +179,30 @@ func TestChangeSetNamesArePerStack(t *testing.T) {
 		t.Errorf("execute B/same after its deletion: %v", err)
 	}
 }
+
+// Gap 6: a change set's Modify changes say whether CloudFormation replaces the resource and
+// which properties recreate it, as DescribeChangeSet does in AWS.
+func TestChangeSetChangesCarryReplacement(t *testing.T) {
+	h := newCFN(t)
+	const param = `{"Resources":{"P":{"Type":"AWS::SSM::Parameter","Properties":{"Name":"/a","Type":"String","Value":"v1"}},
+ "T":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"t"}}}}`
+	h.deploy("Params", param)
+	edited := strings.NewReplacer(`"Name":"/a"`, `"Name":"/b"`, `"Value":"v1"`, `"Value":"v2"`).Replace(param)
+	id := h.changeSet("Params", "review", strings.Replace(edited, `"TopicName":"t"`, `"TopicName":"t","DisplayName":"x"`, 1))
+	out, err := h.cfn.DescribeChangeSet(h.ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: &id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range out.Changes {
+		rc := c.ResourceChange
+		var props []string
+		for _, d := range rc.Details {
+			props = append(props, aws.ToString(d.Target.Name)+"="+string(d.Target.RequiresRecreation))
+		}
+		got[aws.ToString(rc.LogicalResourceId)] = string(rc.Action) + " " + string(rc.Replacement) + " " + strings.Join(props, ",")
+	}
+	if got["P"] != "Modify True Name=Always,Value=Never" || got["T"] != "Modify False DisplayName=Never" {
+		t.Errorf("changes: %v", got)
+	}
+}
