@@ -81,19 +81,20 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 	return r, out, nil
 }
 
-// askVerdicts asks CloudFormation, through each stack's deploy role, what deploying the head
-// would do to the deployed stacks the change touches: a change set per stack, never executed
-// and always deleted. A stack CloudFormation cannot be asked about (the role may not create
-// change sets, a template too large to pass inline) keeps the specification's verdicts, with a
-// note saying so.
-func askVerdicts(ctx context.Context, r *deployed.Reader, rep *review.Report, head *assembly.Assembly, templates map[string][]byte,
-	running map[string]*review.DeployedStack, headSHA string, log func(string, ...any)) (map[string]map[string]string, []string) {
+// askCloudFormation asks CloudFormation about the deployed stacks the change touches: through
+// each stack's deploy role what deploying the head would do (a change set per stack, never
+// executed and always deleted), and through its lookup role whether its resources drifted. A
+// stack CloudFormation cannot be asked about (the role may not create change sets, a template
+// too large to pass inline, detection too slow) keeps the specification's verdicts, with a note
+// saying so.
+func askCloudFormation(ctx context.Context, r *deployed.Reader, rep *review.Report, head *assembly.Assembly, templates map[string][]byte,
+	running map[string]*review.DeployedStack, headSHA string, log func(string, ...any)) (map[string]map[string]string, map[string][]review.Drifted, []string) {
 	byID := map[string]*assembly.Stack{}
 	for _, s := range head.AllStacks() {
 		byID[s.QualifiedID()] = s
 	}
 	var mu sync.Mutex
-	verdicts, notes := map[string]map[string]string{}, []string{}
+	verdicts, drifts, notes := map[string]map[string]string{}, map[string][]review.Drifted{}, []string{}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for _, sd := range rep.Stacks {
@@ -120,13 +121,30 @@ func askVerdicts(ctx context.Context, r *deployed.Reader, rep *review.Report, he
 			verdicts[sd.ID] = v
 			return nil
 		})
+		g.Go(func() error {
+			found, err := r.Drift(ctx, s)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("Drift of %s could not be detected (%v).", sd.ID, err))
+				return nil
+			}
+			for _, d := range found {
+				rd := review.Drifted{LogicalID: d.LogicalID, Type: d.Type, Status: d.Status}
+				for _, p := range d.Differences {
+					rd.Differences = append(rd.Differences, review.PropertyDifference{Path: p.Path, Expected: p.Expected, Actual: p.Actual, Kind: p.Kind})
+				}
+				drifts[sd.ID] = append(drifts[sd.ID], rd)
+			}
+			return nil
+		})
 	}
 	_ = g.Wait()
 	if len(verdicts) > 0 {
 		log("cdkbot: CloudFormation's change sets gave their verdict on %d stack(s)", len(verdicts))
 	}
 	slices.Sort(notes)
-	return verdicts, notes
+	return verdicts, drifts, notes
 }
 
 // changeSetSuffix names a review's change sets after the head commit, or the template.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
 
 	"github.com/cdkbot/cdkbot/internal/testutil/moto"
@@ -218,5 +220,26 @@ func TestReviewTakesCloudFormationsVerdict(t *testing.T) {
 	proxy.Fault = nil
 	if n := leftovers(); n != 0 {
 		t.Errorf("%d change set(s) left behind", n)
+	}
+
+	// Someone edits the parameter in the console: drift, listed, and a gate when asked for.
+	if _, err := ssm.NewFromConfig(srv.Config()).PutParameter(context.Background(), &ssm.PutParameterInput{Name: aws.String("/graph/web"),
+		Value: aws.String("edited-by-hand"), Overwrite: aws.Bool(true), Type: ssmtypes.ParameterTypeString}); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "review", "--base-assembly", base, "--head-assembly", head, "--deployed", "required", "--no-color", "--fail-on", "drift")
+	if code != ExitVerdict || !strings.Contains(stdout, "✗ gate drift blocks: Param in Web: changed outside CloudFormation (/Value)") ||
+		!strings.Contains(stdout, "/Value: stack set arn:aws:sns:us-east-1:123456789012:graph-web, is now edited-by-hand") {
+		t.Errorf("drift: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	_, stdout, _ = run(t, "review", "--base-assembly", base, "--head-assembly", head, "--deployed", "required", "--format", "markdown")
+	if !strings.Contains(stdout, "#### Drift") || !strings.Contains(stdout, "<code>edited-by-hand</code>") {
+		t.Errorf("drift markdown:\n%s", stdout)
+	}
+	// Drift is checked only where the change deploys: reviewing no change asks nothing.
+	proxy.Calls = nil
+	run(t, "review", "--base-assembly", base, "--head-assembly", base, "--deployed", "required")
+	if strings.Contains(strings.Join(proxy.Calls, "\n"), "DetectStackDrift") {
+		t.Error("drift detection ran for an unchanged stack")
 	}
 }

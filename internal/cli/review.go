@@ -219,8 +219,8 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 			return nil, cleanup, &inputError{terr}
 		}
 		var notes []string
-		in.Verdicts, notes = askVerdicts(context.Background(), reader, rep, head, templates, running, opts.HeadSHA, logf)
-		if len(in.Verdicts) > 0 || len(notes) > 0 {
+		in.Verdicts, in.Drift, notes = askCloudFormation(context.Background(), reader, rep, head, templates, running, opts.HeadSHA, logf)
+		if len(in.Verdicts) > 0 || len(in.Drift) > 0 || len(notes) > 0 {
 			in.Notes = append(slices.Clone(in.Notes), notes...)
 			rep, err = review.Run(in)
 		}

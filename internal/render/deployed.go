@@ -68,3 +68,53 @@ func deployedText(w io.Writer, ds []review.Deployed, opts DiffOptions) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
+
+// driftMarkdown lists the drifted resources of the stacks the change touches, one row per
+// property that is not what the stack set. Bounded by budget.
+func driftMarkdown(ds []review.StackDrift, budget int) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	var rows []string
+	size, total := 0, 0
+	for _, sd := range ds {
+		for _, r := range sd.Resources {
+			diffs := r.Differences
+			if len(diffs) == 0 {
+				diffs = []review.PropertyDifference{{}}
+			}
+			for _, p := range diffs {
+				total++
+				row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", mdCode(sd.Stack, 80), mdCode(r.LogicalID, 80), strings.ToLower(mdText(r.Status)),
+					mdCode(p.Path, 80), mdCode(truncate(p.Expected, 200), 0), mdCode(truncate(p.Actual, 200), 0))
+				if size+len(row) > budget {
+					continue
+				}
+				size += len(row) + 1
+				rows = append(rows, row)
+			}
+		}
+	}
+	more := ""
+	if total > len(rows) {
+		more = fmt.Sprintf("\n%d more difference(s) in the job summary.\n", total-len(rows))
+	}
+	return "#### Drift\n\n> [!WARNING]\n> Resources of stacks this change deploys were changed outside CloudFormation: the deploy sets them " +
+		"back to the template, or fails where they are gone.\n\n| Stack | Resource | Drift | Property | Stack set | Is now |\n|---|---|---|---|---|---|\n" +
+		strings.Join(rows, "\n") + "\n" + more + "\n"
+}
+
+// driftText is driftMarkdown for a terminal.
+func driftText(w io.Writer, ds []review.StackDrift) error {
+	var b bytes.Buffer
+	for _, sd := range ds {
+		for _, r := range sd.Resources {
+			fmt.Fprintf(&b, "  drift: %s in %s %s\n", r.LogicalID, sd.Stack, Clean(r.Summary()))
+			for _, p := range r.Differences {
+				fmt.Fprintf(&b, "      %s: stack set %s, is now %s\n", Clean(p.Path), Clean(truncate(p.Expected, 200)), Clean(truncate(p.Actual, 200)))
+			}
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -122,6 +122,7 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 	}
 	writeGatesMarkdown(&head, r, budget/4)
 	head.WriteString(deployedMarkdown(r.Deployed, budget/4))
+	head.WriteString(driftMarkdown(r.Drift, budget/8))
 	if len(r.Compatibility) > 0 {
 		tail.WriteString("\n")
 		if err := CompatMarkdown(&tail, r.Compatibility); err != nil {
@@ -297,6 +298,9 @@ func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 		return ew.err
 	}
 	if err := deployedText(w, r.Deployed, opts); err != nil {
+		return err
+	}
+	if err := driftText(w, r.Drift); err != nil {
 		return err
 	}
 	if err := DiffText(w, DiffReport{Stacks: r.Stacks}, opts); err != nil {

@@ -35,10 +35,13 @@ const (
 	// GateExportInUse: the change alters or removes an export that deployed stacks import, which
 	// CloudFormation refuses. No approval overrides it.
 	GateExportInUse = "export-in-use"
+	// GateDrift: a stack the change touches has resources changed or deleted outside
+	// CloudFormation (drift detection, with credentials): the deploy would overwrite or fail on them.
+	GateDrift = "drift"
 )
 
 // AllGates lists every gate in the order reports show them.
-var AllGates = []string{GateIncomplete, GateExportInUse, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan, GateSecurityBroadening, GateCompatFail, GatePolicyError}
+var AllGates = []string{GateIncomplete, GateExportInUse, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan, GateSecurityBroadening, GateCompatFail, GatePolicyError, GateDrift}
 
 // DefaultFailOn fails on what cannot deploy, on losing stateful resources and on permissions
 // broadened at high severity or worse (SecurityMinimum); teams opt into the rest.
@@ -71,6 +74,9 @@ type Input struct {
 	// Deployed is what CloudFormation runs, by qualified stack id, when cdkbot could read it
 	// (credentials given): the review then says where that is not the base.
 	Deployed map[string]*DeployedStack
+	// Drift is what drift detection found in the deployed stacks the change touches, by
+	// qualified stack id (nil when it was not run).
+	Drift map[string][]Drifted
 	// Verdicts is CloudFormation's replacement verdict (True, Conditional, False) per stack and
 	// logical id, from change sets created for the head and never executed: where it differs
 	// from the specification's, CloudFormation's wins and the review says so.
@@ -114,6 +120,8 @@ type Report struct {
 	BaseUnavailable string `json:"baseUnavailable,omitempty"`
 	// Deployed compares what runs with the base, per stack read (empty without credentials).
 	Deployed []Deployed `json:"deployed,omitempty"`
+	// Drift lists the drifted resources of the stacks the change touches, when detection ran.
+	Drift []StackDrift `json:"drift,omitempty"`
 }
 
 // Failed is true when a gate fails, or the base could not be read: the check run's conclusion.
@@ -163,6 +171,7 @@ func Run(in Input) (*Report, error) {
 	rep.Stacks = stacks
 	applyVerdicts(stacks, in.Verdicts)
 	rep.Deployed = compareDeployed(in, baseTemplates(in, opts.OldTemplates), opts)
+	rep.Drift = stackDrifts(in.Drift)
 	if rep.TemplateHash, err = hashes(in.Head, mutatedBytes(opts.NewTemplates)); err != nil {
 		return nil, err
 	}
@@ -241,6 +250,11 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 					items[GateSecurityBroadening] = append(items[GateSecurityBroadening], fmt.Sprintf("%s: %s (%s)", s.ID, f.What, f.Level))
 				}
 			}
+		}
+	}
+	for _, sd := range rep.Drift {
+		for _, r := range sd.Resources {
+			items[GateDrift] = append(items[GateDrift], fmt.Sprintf("%s in %s: %s", r.LogicalID, sd.Stack, r.Summary()))
 		}
 	}
 	for _, c := range rep.Compatibility {

@@ -27,6 +27,12 @@ internal/testutil/moto):
    always recreates, Conditional when one may, else False. Whether a property recreates comes from
    the resource specification cdkbot vendors (internal/resourcespec/spec.tsv, the same registry
    data CloudFormation publishes); a property it does not know updates in place.
+7. Drift detection does not exist (DetectStackDrift, DescribeStackDriftDetectionStatus and
+   DescribeStackResourceDrifts are unknown actions): they answer as CloudFormation does (shapes
+   from the SDK's models), comparing what the stack set with what the service holds now. Checked:
+   AWS::SSM::Parameter (Value, Type, Description; the parameter CloudFormation created against
+   SSM's current version, DELETED when it is gone). Every other type is NOT_CHECKED, as AWS
+   reports types drift detection does not support. Detection completes at once.
 """
 
 import os
@@ -271,6 +277,90 @@ def diff(self):
     return changes
 
 
+_DETECTIONS = {}
+
+
+def _stack(backend, name):
+    for st in backend.stacks.values():
+        if name in (st.name, st.stack_id) and st.status != "DELETE_COMPLETE":
+            return st
+    raise ValidationError(name, message=f"Stack with id {name} does not exist")
+
+
+def _ssm_drift(stack, logical_id, created):
+    """Expected (what CloudFormation set) and actual (SSM now) properties of a parameter."""
+    from moto.ssm.models import ssm_backends
+
+    expected = {"Name": created.name, "Type": created.parameter_type, "Value": created.value}
+    if created.description:
+        expected["Description"] = created.description
+    current = ssm_backends[stack.account_id][stack.region_name].get_parameter(created.name)
+    if current is None:
+        return expected, None
+    actual = {"Name": current.name, "Type": current.parameter_type, "Value": current.value}
+    if current.description:
+        actual["Description"] = current.description
+    return expected, actual
+
+
+def _detect(stack):
+    import datetime
+    import json as _json
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    drifts = []
+    for logical_id, res in (stack.template_dict.get("Resources") or {}).items():
+        created = stack.resource_map[logical_id]
+        entry = {"StackId": stack.stack_id, "LogicalResourceId": logical_id, "ResourceType": res.get("Type"),
+                 "PhysicalResourceId": getattr(created, "physical_resource_id", None) or logical_id, "Timestamp": now,
+                 "StackResourceDriftStatus": "NOT_CHECKED", "PropertyDifferences": []}
+        if res.get("Type") == "AWS::SSM::Parameter" and created is not None:
+            expected, actual = _ssm_drift(stack, logical_id, created)
+            entry["ExpectedProperties"] = _json.dumps(expected, sort_keys=True)
+            if actual is None:
+                entry["StackResourceDriftStatus"] = "DELETED"
+            else:
+                entry["ActualProperties"] = _json.dumps(actual, sort_keys=True)
+                diffs = [{"PropertyPath": "/" + k, "ExpectedValue": str(expected.get(k, "")), "ActualValue": str(actual.get(k, "")),
+                          "DifferenceType": "NOT_EQUAL" if k in expected and k in actual else ("ADD" if k in actual else "REMOVE")}
+                         for k in sorted(set(expected) | set(actual)) if expected.get(k) != actual.get(k)]
+                entry["PropertyDifferences"] = diffs
+                entry["StackResourceDriftStatus"] = "MODIFIED" if diffs else "IN_SYNC"
+        drifts.append(entry)
+    return now, drifts
+
+
+def detect_stack_drift(self):
+    """Gap 7: DetectStackDrift (completes at once)."""
+    import uuid
+
+    stack = _stack(self.cloudformation_backend, self._get_param("StackName"))
+    detection_id = str(uuid.uuid4())
+    _DETECTIONS[detection_id] = (stack.stack_id, *_detect(stack))
+    return ActionResult({"StackDriftDetectionId": detection_id})
+
+
+def describe_stack_drift_detection_status(self):
+    detection_id = self._get_param("StackDriftDetectionId")
+    if detection_id not in _DETECTIONS:
+        raise ValidationError(detection_id, message=f"Drift detection {detection_id} does not exist")
+    stack_id, when, drifts = _DETECTIONS[detection_id]
+    drifted = sum(1 for d in drifts if d["StackResourceDriftStatus"] in ("MODIFIED", "DELETED"))
+    return ActionResult({"StackId": stack_id, "StackDriftDetectionId": detection_id,
+                         "StackDriftStatus": "DRIFTED" if drifted else "IN_SYNC", "DetectionStatus": "DETECTION_COMPLETE",
+                         "DriftedStackResourceCount": drifted, "Timestamp": when})
+
+
+def describe_stack_resource_drifts(self):
+    stack = _stack(self.cloudformation_backend, self._get_param("StackName"))
+    wanted = self._get_param("StackResourceDriftStatusFilters") or []
+    found = [(when, drifts) for sid, when, drifts in _DETECTIONS.values() if sid == stack.stack_id]
+    if not found:
+        raise ValidationError(stack.name, message="No drift detection has been run on the stack")
+    _, drifts = max(found, key=lambda f: f[0])
+    return ActionResult({"StackResourceDrifts": [d for d in drifts if not wanted or d["StackResourceDriftStatus"] in wanted]})
+
+
 # CDKBOT_MOTO_PLAIN=1 starts moto as it is, to see each gap's test fail without the launcher.
 if os.environ.get("CDKBOT_MOTO_PLAIN") != "1":
     Backend.create_change_set = create_change_set
@@ -281,6 +371,9 @@ if os.environ.get("CDKBOT_MOTO_PLAIN") != "1":
     Response.execute_change_set = execute_change_set_response
     Response.list_change_sets = list_change_sets
     models.ChangeSet.diff = diff
+    Response.detect_stack_drift = detect_stack_drift
+    Response.describe_stack_drift_detection_status = describe_stack_drift_detection_status
+    Response.describe_stack_resource_drifts = describe_stack_resource_drifts
 
 if __name__ == "__main__":
     from moto.server import main

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 )
 
 // Each test proves one gap of moto that launcher.py closes, the way real CloudFormation behaves.
@@ -204,5 +206,59 @@ func TestChangeSetChangesCarryReplacement(t *testing.T) {
 	}
 	if got["P"] != "Modify True Name=Always,Value=Never" || got["T"] != "Modify False DisplayName=Never" {
 		t.Errorf("changes: %v", got)
+	}
+}
+
+// Gap 7: drift detection answers as CloudFormation does: a parameter changed outside the stack
+// is MODIFIED with its property difference, one deleted is DELETED, types it cannot check are
+// NOT_CHECKED.
+func TestDriftDetection(t *testing.T) {
+	srv := Start(t)
+	ctx := context.Background()
+	cfn := cloudformation.NewFromConfig(srv.Config())
+	const tpl = `{"Resources":{"A":{"Type":"AWS::SSM::Parameter","Properties":{"Name":"/a","Type":"String","Value":"v1"}},
+ "B":{"Type":"AWS::SSM::Parameter","Properties":{"Name":"/b","Type":"String","Value":"v1"}},
+ "C":{"Type":"AWS::SSM::Parameter","Properties":{"Name":"/c","Type":"String","Value":"v1"}},
+ "T":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"t"}}}}`
+	if _, err := cfn.CreateStack(ctx, &cloudformation.CreateStackInput{StackName: aws.String("drifty"), TemplateBody: aws.String(tpl)}); err != nil {
+		t.Fatal(err)
+	}
+	s := ssm.NewFromConfig(srv.Config())
+	if _, err := s.PutParameter(ctx, &ssm.PutParameterInput{Name: aws.String("/a"), Value: aws.String("console"), Overwrite: aws.Bool(true), Type: ssmtypes.ParameterTypeString}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteParameter(ctx, &ssm.DeleteParameterInput{Name: aws.String("/b")}); err != nil {
+		t.Fatal(err)
+	}
+	det, err := cfn.DetectStackDrift(ctx, &cloudformation.DetectStackDriftInput{StackName: aws.String("drifty")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := cfn.DescribeStackDriftDetectionStatus(ctx, &cloudformation.DescribeStackDriftDetectionStatusInput{StackDriftDetectionId: det.StackDriftDetectionId})
+	if err != nil || st.DetectionStatus != cfntypes.StackDriftDetectionStatusDetectionComplete || st.StackDriftStatus != cfntypes.StackDriftStatusDrifted || aws.ToInt32(st.DriftedStackResourceCount) != 2 {
+		t.Fatalf("status: %+v %v", st, err)
+	}
+	out, err := cfn.DescribeStackResourceDrifts(ctx, &cloudformation.DescribeStackResourceDriftsInput{StackName: aws.String("drifty")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range out.StackResourceDrifts {
+		diff := ""
+		for _, p := range d.PropertyDifferences {
+			diff += " " + aws.ToString(p.PropertyPath) + ":" + aws.ToString(p.ExpectedValue) + "->" + aws.ToString(p.ActualValue)
+		}
+		got[aws.ToString(d.LogicalResourceId)] = string(d.StackResourceDriftStatus) + diff
+	}
+	want := map[string]string{"A": "MODIFIED /Value:v1->console", "B": "DELETED", "C": "IN_SYNC", "T": "NOT_CHECKED"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	filtered, err := cfn.DescribeStackResourceDrifts(ctx, &cloudformation.DescribeStackResourceDriftsInput{StackName: aws.String("drifty"),
+		StackResourceDriftStatusFilters: []cfntypes.StackResourceDriftStatus{cfntypes.StackResourceDriftStatusModified, cfntypes.StackResourceDriftStatusDeleted}})
+	if err != nil || len(filtered.StackResourceDrifts) != 2 {
+		t.Errorf("filtered: %d %v", len(filtered.StackResourceDrifts), err)
 	}
 }
