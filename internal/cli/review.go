@@ -93,7 +93,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Base, "base", "", "base revision (default: the merge base of --head with the default branch)")
 	cmd.Flags().StringVar(&opts.Head, "head", "", "head revision (with --repo; default HEAD)")
 	cmd.Flags().StringVar(&opts.AssemblyDir, "assembly-dir", "cdk.out", "where each revision keeps its synthesized assembly, relative to the repository")
-	cmd.Flags().StringSliceVar(&opts.FailOn, "fail-on", review.DefaultFailOn, "gates that fail the review: replace, destroy, orphan, destroy-stateful, security-broadening, compat-fail, policy-error")
+	cmd.Flags().StringSliceVar(&opts.FailOn, "fail-on", review.DefaultFailOn, "gates that fail the review: replace, destroy, orphan, destroy-stateful, security-broadening, compat-fail, policy-error, drift (with AWS credentials)")
 	cmd.Flags().StringVar(&opts.OverrideLabel, "override-label", review.DefaultOverrideLabel, "the PR label that turns failing gates into warnings")
 	cmd.Flags().StringSliceVar(&opts.Labels, "label", nil, "labels on the pull request (repeatable)")
 	cmd.Flags().StringVar(&opts.Key, "key", "default", "identifies the comment among several reviews of one PR")

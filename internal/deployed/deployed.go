@@ -81,7 +81,7 @@ func (r *Reader) read(ctx context.Context, s *assembly.Stack) *State {
 		role.ARN = assembly.ResolvePlaceholders(s.LookupRole.ARN, env)
 		role.ExternalID = s.LookupRole.AssumeRoleExternalID
 	}
-	cfg, err := r.Sessions.For(ctx, role)
+	cfg, err := r.session(ctx, role)
 	if err != nil {
 		return &State{Err: fmt.Sprintf("the lookup role cannot be assumed (%v): bootstrap the environment with a current `cdk bootstrap`, "+
 			"or let the credentials assume %s", err, role.ARN)}

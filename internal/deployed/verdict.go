@@ -43,7 +43,7 @@ func (r *Reader) Verdicts(ctx context.Context, s *assembly.Stack, body []byte, n
 	}
 	env := r.env(s)
 	role := awsconfig.Role{ARN: assembly.ResolvePlaceholders(s.AssumeRoleARN, env), ExternalID: s.AssumeRoleExternalID, Region: env.Region}
-	cfg, err := r.Sessions.For(ctx, role)
+	cfg, err := r.session(ctx, role)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +52,20 @@ func (r *Reader) Verdicts(ctx context.Context, s *assembly.Stack, body []byte, n
 		client = r.ChangeSets(cfg)
 	}
 	return verdicts(ctx, client, s, env, body, name, r.wait())
+}
+
+// session acts as role, or as the current credentials when the role cannot be assumed (as the
+// CDK CLI does): a team may give the review a role of its own with just the read and
+// change-set permissions it needs, instead of the bootstrap roles.
+func (r *Reader) session(ctx context.Context, role awsconfig.Role) (aws.Config, error) {
+	cfg, err := r.Sessions.For(ctx, role)
+	if err == nil || role.ARN == "" {
+		return cfg, err
+	}
+	if own, ownErr := r.Sessions.For(ctx, awsconfig.Role{Region: role.Region}); ownErr == nil {
+		return own, nil
+	}
+	return cfg, err
 }
 
 func (r *Reader) env(s *assembly.Stack) assembly.Environment {
@@ -190,7 +204,7 @@ func (r *Reader) Drift(ctx context.Context, s *assembly.Stack) ([]Drifted, error
 	if s.LookupRole != nil && s.LookupRole.ARN != "" {
 		role.ARN, role.ExternalID = assembly.ResolvePlaceholders(s.LookupRole.ARN, env), s.LookupRole.AssumeRoleExternalID
 	}
-	cfg, err := r.Sessions.For(ctx, role)
+	cfg, err := r.session(ctx, role)
 	if err != nil {
 		return nil, err
 	}
