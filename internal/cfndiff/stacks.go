@@ -381,6 +381,34 @@ func diffNested(parentID string, old, new side, opts Options, depth int) ([]*Sta
 	return out, nil
 }
 
+// NestedTemplates returns the templates of the CDK nested stacks of template t (stack s of
+// assembly a), by the logical id of their AWS::CloudFormation::Stack resource; deeper levels
+// are keyed "Child/Grandchild". Nested stacks whose template is not in the assembly are left out.
+func NestedTemplates(a *assembly.Assembly, s *assembly.Stack, t *cfn.Object) (map[string]*cfn.Object, error) {
+	out := map[string]*cfn.Object{}
+	var walk func(prefix string, t *cfn.Object, depth int) error
+	walk = func(prefix string, t *cfn.Object, depth int) error {
+		if depth > maxNestedDepth {
+			return nil
+		}
+		res := cfn.AsObject(get(t, "Resources"))
+		for _, id := range res.Keys() {
+			nt, err := nestedTemplate(side{a, s, t}, id)
+			if err != nil {
+				return err
+			}
+			if nt != nil {
+				out[prefix+id] = nt
+				if err := walk(prefix+id+"/", nt, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return out, walk("", t, 0)
+}
+
 // nestedTemplate finds the template of nested stack resource id in the assembly: through the
 // aws:asset:path metadata the CDK CLI asks for, else by the asset hash in the TemplateURL
 // (modern synthesis) or in the asset parameter names it references (legacy synthesis).

@@ -69,7 +69,7 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 	out := map[string]*review.DeployedStack{}
 	var unread []string
 	for id, st := range r.Read(ctx, stacks) {
-		out[id] = &review.DeployedStack{Deployed: st.Deployed, Template: st.Template, Err: st.Err}
+		out[id] = &review.DeployedStack{Deployed: st.Deployed, Template: st.Template, Nested: st.Nested, Err: st.Err}
 		if st.Err != "" {
 			unread = append(unread, id+": "+st.Err)
 		}

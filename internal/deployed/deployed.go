@@ -26,13 +26,17 @@ import (
 type State struct {
 	Deployed bool        // false: no such stack, or only a change set never executed
 	Template *cfn.Object // the template the stack runs, when Deployed
-	Err      string      // why it could not be read
+	// Nested are the templates its nested stacks run, by the logical id of their
+	// AWS::CloudFormation::Stack resource ("Child/Grandchild" deeper down).
+	Nested map[string]*cfn.Object
+	Err    string // why it could not be read
 }
 
 // CloudFormationAPI is what the reader asks CloudFormation: nothing that changes anything.
 type CloudFormationAPI interface {
 	DescribeStacks(context.Context, *cloudformation.DescribeStacksInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeStacksOutput, error)
 	GetTemplate(context.Context, *cloudformation.GetTemplateInput, ...func(*cloudformation.Options)) (*cloudformation.GetTemplateOutput, error)
+	DescribeStackResources(context.Context, *cloudformation.DescribeStackResourcesInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeStackResourcesOutput, error)
 }
 
 var _ CloudFormationAPI = (*cloudformation.Client)(nil)
@@ -116,7 +120,44 @@ func readStack(ctx context.Context, client CloudFormationAPI, name string) *Stat
 	if err != nil {
 		return &State{Err: "the deployed template of " + name + " does not parse: " + err.Error()}
 	}
-	return &State{Deployed: true, Template: t}
+	st := &State{Deployed: true, Template: t, Nested: map[string]*cfn.Object{}}
+	if err := readNested(ctx, client, name, "", st.Nested, 0); err != nil {
+		return &State{Err: err.Error()}
+	}
+	return st
+}
+
+// maxNesting bounds nested stacks read, as cfndiff bounds those it diffs.
+const maxNesting = 8
+
+// readNested reads the templates the nested stacks of stack (a name or ARN) run.
+func readNested(ctx context.Context, client CloudFormationAPI, stack, prefix string, out map[string]*cfn.Object, depth int) error {
+	if depth >= maxNesting {
+		return nil
+	}
+	res, err := client.DescribeStackResources(ctx, &cloudformation.DescribeStackResourcesInput{StackName: aws.String(stack)})
+	if err != nil {
+		return fmt.Errorf("list the resources of %s: %s", stack, awsconfig.Explain(err))
+	}
+	for _, r := range res.StackResources {
+		if aws.ToString(r.ResourceType) != "AWS::CloudFormation::Stack" || aws.ToString(r.PhysicalResourceId) == "" {
+			continue
+		}
+		id := prefix + aws.ToString(r.LogicalResourceId)
+		tpl, err := client.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: r.PhysicalResourceId, TemplateStage: cfntypes.TemplateStageOriginal})
+		if err != nil {
+			return fmt.Errorf("get template of nested stack %s: %s", id, awsconfig.Explain(err))
+		}
+		t, err := cfn.Parse([]byte(aws.ToString(tpl.TemplateBody)))
+		if err != nil {
+			return fmt.Errorf("the deployed template of nested stack %s does not parse: %v", id, err)
+		}
+		out[id] = t
+		if err := readNested(ctx, client, aws.ToString(r.PhysicalResourceId), id+"/", out, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // notFound is CloudFormation's answer for a stack that does not exist.

@@ -14,7 +14,9 @@ import (
 type DeployedStack struct {
 	Deployed bool        // false: no such stack, or only a change set never executed
 	Template *cfn.Object // the template the stack runs, when Deployed
-	Err      string      // why it could not be read; the review says so and goes on
+	// Nested are the templates its nested stacks run, by logical id ("Child/Grandchild" deeper).
+	Nested map[string]*cfn.Object
+	Err    string // why it could not be read; the review says so and goes on
 }
 
 // Deployed states, from the deployed stack's point of view.
@@ -71,6 +73,7 @@ func compareDeployed(in Input, base map[string]*cfn.Object, opts cfndiff.Options
 			}
 			sd := cfndiff.DiffTemplates(s.DisplayName, d.Template, baseT, cfndiff.Options{Spec: opts.Spec})
 			sd.ID, sd.StackName, sd.Environment = id, s.StackName, s.Environment.String()
+			sd.Nested = compareNested(in.Base, id, baseT, d.Nested, opts)
 			if sd.Changed() {
 				entry.State, entry.Diff = DeployedDiffers, sd
 			} else {
@@ -192,6 +195,42 @@ func stackDrifts(in map[string][]Drifted) []StackDrift {
 			rs := slices.Clone(in[id])
 			slices.SortFunc(rs, func(a, b Drifted) int { return strings.Compare(a.LogicalID, b.LogicalID) })
 			out = append(out, StackDrift{Stack: id, Resources: rs})
+		}
+	}
+	return out
+}
+
+// compareNested diffs what each nested stack runs with the base's nested template: a nested
+// stack changed outside CloudFormation, or left behind by a failed update, shows here.
+func compareNested(base *assembly.Assembly, id string, baseT *cfn.Object, running map[string]*cfn.Object, opts cfndiff.Options) []*cfndiff.StackDiff {
+	want := map[string]*cfn.Object{}
+	if base != nil {
+		for _, s := range base.AllStacks() {
+			if s.QualifiedID() == id {
+				want, _ = cfndiff.NestedTemplates(base, s, baseT)
+			}
+		}
+	}
+	names := map[string]bool{}
+	for n := range want {
+		names[n] = true
+	}
+	for n := range running {
+		names[n] = true
+	}
+	var out []*cfndiff.StackDiff
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		if want[n] == nil {
+			continue // not a nested stack cdkbot can see the template of
+		}
+		got := running[n]
+		if got == nil {
+			got = &cfn.Object{}
+		}
+		sd := cfndiff.DiffTemplates(n, got, want[n], cfndiff.Options{Spec: opts.Spec})
+		sd.ID, sd.StackName = id+"/"+n, n
+		if sd.Changed() {
+			out = append(out, sd)
 		}
 	}
 	return out
