@@ -73,6 +73,12 @@ func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	w.Write(b)
 }
 
+func (r *release) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.downloads
+}
+
 func newRelease(t *testing.T, tamper bool) (*release, string) {
 	archives := map[string][]byte{
 		"cdkbot_1.2.3_linux_amd64.tar.gz":  tarGz(t, "cdkbot", fakeBinary),
@@ -126,12 +132,12 @@ func TestInstallVerifiesAndCaches(t *testing.T) {
 		!strings.Contains(output, "version=1.2.3") || !strings.Contains(output, "path="+dir) {
 		t.Fatalf("install: %v\n%s\nPATH: %q\nOUTPUT: %q", err, out, path, output)
 	}
-	if rel.downloads != 2 { // checksums.txt and the archive
-		t.Errorf("downloads: %d", rel.downloads)
+	if n := rel.count(); n != 2 { // checksums.txt and the archive
+		t.Errorf("downloads: %d", n)
 	}
 	// Again: from the tool cache, nothing downloaded.
-	if err, out, _, _ := install(t, url, "v1.2.3", "Linux", cache); err != nil || !strings.Contains(out, "from the tool cache") || rel.downloads != 2 {
-		t.Errorf("second install: %v, %d downloads\n%s", err, rel.downloads, out)
+	if err, out, _, _ := install(t, url, "v1.2.3", "Linux", cache); err != nil || !strings.Contains(out, "from the tool cache") || rel.count() != 2 {
+		t.Errorf("second install: %v, %d downloads\n%s", err, rel.count(), out)
 	}
 	// macOS on ARM64, and Windows (zip) where this machine can unzip.
 	if err, out, _, _ := install(t, url, "1.2.3", "macOS", t.TempDir()); err != nil {
