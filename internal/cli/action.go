@@ -245,8 +245,9 @@ type actionReviewer struct {
 
 func (a *actionReviewer) UsesAssemblies() bool { return a.opts.HeadAssembly != "" }
 
-func (a *actionReviewer) Review(_ context.Context, req action.ReviewRequest) (*review.Report, error) {
+func (a *actionReviewer) Review(ctx context.Context, req action.ReviewRequest) (*review.Report, error) {
 	o := a.opts
+	o.Ctx = ctx
 	o.Key, o.HeadSHA, o.MergeSHA, o.Approvals, o.Notes = req.Key, req.HeadSHA, req.MergeSHA, req.Approvals, req.Notes
 	if a.UsesAssemblies() {
 		o.BaseSHA = req.Base

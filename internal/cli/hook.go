@@ -69,6 +69,7 @@ func newHookCommand(streams IO) *cobra.Command {
 		Short: "Review what git is about to push (called by the hook with git's pre-push input on stdin)",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ropts.Ctx = cmd.Context()
 			return runHook(streams, ropts, cmd.Flags().Changed("config"))
 		},
 	}

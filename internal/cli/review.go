@@ -65,6 +65,17 @@ type reviewOptions struct {
 	SecuritySeverity string
 	Notes            []string
 	Log              io.Writer
+	// Ctx stops synthesis and the AWS calls when the user interrupts (nil: never).
+	Ctx context.Context
+}
+
+// context is the review's context: the command's, so Ctrl-C stops synthesis and AWS calls
+// (change sets are still deleted).
+func (o reviewOptions) context() context.Context {
+	if o.Ctx == nil {
+		return context.Background()
+	}
+	return o.Ctx
 }
 
 func newReviewCommand(streams IO) *cobra.Command {
@@ -81,7 +92,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 			"synthesize blocks the review (--base-failure). --format markdown prints the PR comment exactly as posted.",
 		Args: exactArgs(0, "no arguments (name the assemblies with --base-assembly and --head-assembly)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Format, opts.Log = f.value, streams.Err
+			opts.Format, opts.Log, opts.Ctx = f.value, streams.Err, cmd.Context()
 			return runReview(streams, opts, cmd.Flags().Changed("config"), cmd.Flags().Changed("fail-on"))
 		},
 	}
@@ -202,7 +213,7 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 			fmt.Fprintf(opts.Log, format+"\n", args...)
 		}
 	}
-	reader, running, err := readDeployed(context.Background(), opts.Deployed, head, stackFilter(opts.Stacks), logf)
+	reader, running, err := readDeployed(opts.context(), opts.Deployed, head, stackFilter(opts.Stacks), logf)
 	if err != nil {
 		return nil, cleanup, err
 	}
@@ -219,7 +230,7 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 			return nil, cleanup, &inputError{terr}
 		}
 		var notes []string
-		in.Verdicts, in.Drift, notes = askCloudFormation(context.Background(), reader, rep, head, templates, running, opts.HeadSHA, logf)
+		in.Verdicts, in.Drift, notes = askCloudFormation(opts.context(), reader, rep, head, templates, running, opts.HeadSHA, logf)
 		if len(in.Verdicts) > 0 || len(in.Drift) > 0 || len(notes) > 0 {
 			in.Notes = append(slices.Clone(in.Notes), notes...)
 			rep, err = review.Run(in)
@@ -566,7 +577,7 @@ func runSynthJobs(jobs []*synthJob, opts reviewOptions) error {
 	var guardErr error
 	for _, j := range jobs {
 		g.Go(func() error {
-			j.err = synth.Run(context.Background(), synth.Options{Dir: j.appDir, Root: j.src, OutDir: j.out, InstallCommand: opts.InstallCommand,
+			j.err = synth.Run(opts.context(), synth.Options{Dir: j.appDir, Root: j.src, OutDir: j.out, InstallCommand: opts.InstallCommand,
 				SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: nodeModulesCache(),
 				ReadOnlyCache: j.name != "base", Log: logs.side(j.name), User: opts.synthUsers[j.name]})
 			if j == base && j.err == nil && len(jobs) > 1 {
