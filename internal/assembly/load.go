@@ -237,7 +237,10 @@ func tolerateUnknownTypes(file string, obj map[string]any) (map[string]any, []Wa
 func (l *loader) validateManifest(obj map[string]any) []Issue {
 	var issues []Issue
 	covered := map[string]bool{}
+	rest := obj // the manifest without the properties validated above: the schema's anyOf over
+	// every artifact type would check them again, five shapes each
 	if arts, ok := obj["artifacts"].(map[string]any); ok {
+		var trimmed map[string]any
 		for _, id := range slices.Sorted(maps.Keys(arts)) {
 			art, _ := arts[id].(map[string]any)
 			typ, _ := art["type"].(string)
@@ -252,9 +255,19 @@ func (l *loader) validateManifest(obj map[string]any) []Issue {
 				is.Pointer = strings.TrimSuffix(prefix+is.Pointer, "/")
 				issues = append(issues, is)
 			}
+			if trimmed == nil {
+				trimmed = maps.Clone(arts)
+			}
+			without := maps.Clone(art)
+			delete(without, "properties")
+			trimmed[id] = without
+		}
+		if trimmed != nil {
+			rest = maps.Clone(obj)
+			rest["artifacts"] = trimmed
 		}
 	}
-	for _, is := range l.schemas.manifest.Validate(obj) {
+	for _, is := range l.schemas.manifest.Validate(rest) {
 		if !coveredBy(covered, is.Pointer) {
 			issues = append(issues, is)
 		}
