@@ -17,11 +17,10 @@ import (
 	"github.com/cdkbot/cdkbot/internal/testutil/moto"
 )
 
-// Against the emulator with the real bootstrap stack: the deploy-graph app deployed by cdkbot,
-// then reviewed with credentials. What runs is the base: nothing is said. Changed outside
-// cdkbot (an UpdateStack of its own) or deleted: the review says so, with the diff from what
-// runs to the base. Only reads are sent, through the lookup role.
-func TestReviewComparesWithWhatIsDeployed(t *testing.T) {
+// deployedGraph starts the emulator with the real bootstrap stack, points the AWS environment at
+// it through a proxy, and deploys the deploy-graph app (aws-cdk-lib 2.276.0) with cdkbot.
+func deployedGraph(t *testing.T) (*moto.Server, *moto.Proxy, string) {
+	t.Helper()
 	srv := moto.Start(t)
 	srv.Bootstrap(t)
 	proxy := srv.NewProxy(t)
@@ -30,6 +29,15 @@ func TestReviewComparesWithWhatIsDeployed(t *testing.T) {
 	if code, _, stderr := run(t, "deploy", dir, "--revision", "0123abc", "--concurrency", "4", "--timeout", "20s"); code != ExitOK {
 		t.Fatalf("deploy: exit %d\n%s", code, stderr)
 	}
+	return srv, proxy, dir
+}
+
+// Against the emulator with the real bootstrap stack: the deploy-graph app deployed by cdkbot,
+// then reviewed with credentials. What runs is the base: nothing is said. Changed outside
+// cdkbot (an UpdateStack of its own) or deleted: the review says so, with the diff from what
+// runs to the base. Only reads are sent, through the lookup role.
+func TestReviewComparesWithWhatIsDeployed(t *testing.T) {
+	srv, proxy, dir := deployedGraph(t)
 	review := func(args ...string) (int, string, string) {
 		t.Helper()
 		return run(t, append([]string{"review", "--base-assembly", dir, "--head-assembly", dir, "--no-color"}, args...)...)
@@ -129,14 +137,7 @@ func TestDeployedRequiredFailsWithoutCredentials(t *testing.T) {
 // the review says so, where it differs CloudFormation's wins and the review says so, where it
 // cannot be asked the specification's stands with a note. No change set is left behind.
 func TestReviewTakesCloudFormationsVerdict(t *testing.T) {
-	srv := moto.Start(t)
-	srv.Bootstrap(t)
-	proxy := srv.NewProxy(t)
-	moto.Env(t, proxy.URL)
-	base := fixture(t, "aws-cdk-lib@2.276.0/deploy-graph")
-	if code, _, stderr := run(t, "deploy", base, "--revision", "0123abc", "--concurrency", "4", "--timeout", "20s"); code != ExitOK {
-		t.Fatalf("deploy: exit %d\n%s", code, stderr)
-	}
+	srv, proxy, base := deployedGraph(t)
 	head := editTemplate(t, base, "Web", `"Name": "/graph/web"`, `"Name": "/graph/web-v2"`)
 	head = editTemplate(t, head, "Web", `"TopicName": "graph-web"`, `"TopicName": "graph-web", "DisplayName": "Web"`)
 	type resource struct {
