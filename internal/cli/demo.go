@@ -48,7 +48,8 @@ func newDemoCommand(streams IO) *cobra.Command {
 			}
 			err = runReview(streams, reviewOptions{Repo: dir, Base: "HEAD~1", Head: "HEAD", AssemblyDir: "cdk.out",
 				Config: filepath.Join(dir, ".cdkbot.yml"), FailOn: append(slices.Clone(review.DefaultFailOn), review.GateSecurityBroadening),
-				OverrideLabel: "cdkbot/approve-destructive", Key: "demo", Format: f.value}, true, true)
+				OverrideLabel: "cdkbot/approve-destructive", Key: "demo", Format: f.value,
+				Deployed: deployedOff}, true, true) // the embedded example is deployed nowhere: never ask AWS
 			if _, ok := err.(*verdictError); ok {
 				fmt.Fprintln(streams.Err, "(on a pull request, cdkbot's check would fail: a gate blocks this change)")
 				return nil

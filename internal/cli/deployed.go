@@ -166,9 +166,15 @@ func credentialsConfigured() bool {
 			return true
 		}
 	}
-	files := []string{os.Getenv("AWS_SHARED_CREDENTIALS_FILE"), os.Getenv("AWS_CONFIG_FILE")}
-	if home, err := os.UserHomeDir(); err == nil {
-		files = append(files, filepath.Join(home, ".aws", "credentials"), filepath.Join(home, ".aws", "config"))
+	// The SDK reads these files, each where its variable says or else under ~/.aws.
+	home, _ := os.UserHomeDir()
+	var files []string
+	for env, def := range map[string]string{"AWS_SHARED_CREDENTIALS_FILE": "credentials", "AWS_CONFIG_FILE": "config"} {
+		if f := os.Getenv(env); f != "" {
+			files = append(files, f)
+		} else if home != "" {
+			files = append(files, filepath.Join(home, ".aws", def))
+		}
 	}
 	for _, f := range files {
 		if f == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -17,5 +18,15 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main(context.Background(), args, os.Stdin, os.Stdout, os.Stderr))
 	}
+	// No test may reach AWS: whatever credentials the machine has are hidden (review's
+	// --deployed auto would use them); tests that need AWS start the emulator (moto.Env).
+	for _, k := range []string{"AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_WEB_IDENTITY_TOKEN_FILE",
+		"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_ENDPOINT_URL"} {
+		os.Unsetenv(k)
+	}
+	none := filepath.Join(os.TempDir(), "cdkbot-test-no-aws-config")
+	os.Setenv("AWS_CONFIG_FILE", none)
+	os.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
+	os.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	os.Exit(m.Run())
 }
