@@ -68,10 +68,10 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 	r := &deployed.Reader{Sessions: awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-review"}), Account: id.Account, Region: cfg.Region}
 	out := map[string]*review.DeployedStack{}
 	var unread []string
-	for id, st := range r.Read(ctx, stacks) {
-		out[id] = &review.DeployedStack{Deployed: st.Deployed, Template: st.Template, Nested: st.Nested, Err: st.Err}
+	for stackID, st := range r.Read(ctx, stacks) {
+		out[stackID] = &review.DeployedStack{Deployed: st.Deployed, Template: st.Template, Nested: st.Nested, Err: st.Err}
 		if st.Err != "" {
-			unread = append(unread, id+": "+st.Err)
+			unread = append(unread, stackID+": "+st.Err)
 		}
 	}
 	if mode == deployedRequired && len(unread) > 0 {
