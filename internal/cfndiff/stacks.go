@@ -50,6 +50,10 @@ type StackDiff struct {
 	oldT, newT *cfn.Object // the templates compared, for the cross-stack pass
 }
 
+// OldTemplate is the template the diff compared against (the base's, as reviewed: with the
+// policy's mutations), nil when the old side has no such stack.
+func (s *StackDiff) OldTemplate() *cfn.Object { return s.oldT }
+
 // Changed is true when the stack or any nested stack has differences.
 func (s *StackDiff) Changed() bool {
 	if !s.Diff.IsEmpty() {
@@ -379,34 +383,6 @@ func diffNested(parentID string, old, new side, opts Options, depth int) ([]*Sta
 		out = append(out, sd)
 	}
 	return out, nil
-}
-
-// NestedTemplates returns the templates of the CDK nested stacks of template t (stack s of
-// assembly a), by the logical id of their AWS::CloudFormation::Stack resource; deeper levels
-// are keyed "Child/Grandchild". Nested stacks whose template is not in the assembly are left out.
-func NestedTemplates(a *assembly.Assembly, s *assembly.Stack, t *cfn.Object) (map[string]*cfn.Object, error) {
-	out := map[string]*cfn.Object{}
-	var walk func(prefix string, t *cfn.Object, depth int) error
-	walk = func(prefix string, t *cfn.Object, depth int) error {
-		if depth > maxNestedDepth {
-			return nil
-		}
-		res := cfn.AsObject(get(t, "Resources"))
-		for _, id := range res.Keys() {
-			nt, err := nestedTemplate(side{a, s, t}, id)
-			if err != nil {
-				return err
-			}
-			if nt != nil {
-				out[prefix+id] = nt
-				if err := walk(prefix+id+"/", nt, depth+1); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	return out, walk("", t, 0)
 }
 
 // nestedTemplate finds the template of nested stack resource id in the assembly: through the

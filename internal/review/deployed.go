@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/cfn"
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
 )
@@ -38,75 +37,56 @@ type Deployed struct {
 	Diff *cfndiff.StackDiff `json:"-"`
 }
 
-// compareDeployed states, for each stack read, whether what runs is the base.
-func compareDeployed(in Input, base map[string]*cfn.Object, opts cfndiff.Options) []Deployed {
+// compareDeployed states, for each stack read, whether what runs is the base. The base's side
+// of each comparison is the template the review's diff compared against (policy mutations
+// applied, nested stacks included), so nothing is read or parsed again.
+func compareDeployed(in Input, stacks []*cfndiff.StackDiff, opts cfndiff.Options) []Deployed {
 	if len(in.Deployed) == 0 {
 		return nil
 	}
-	byID := map[string]*assembly.Stack{}
-	for _, a := range []*assembly.Assembly{in.Head, in.Base} {
-		if a == nil {
-			continue
-		}
-		for _, s := range a.AllStacks() {
-			if _, ok := byID[s.QualifiedID()]; !ok {
-				byID[s.QualifiedID()] = s
-			}
-		}
-	}
 	var out []Deployed
-	for _, id := range slices.Sorted(maps.Keys(in.Deployed)) {
-		d, s := in.Deployed[id], byID[id]
-		if s == nil {
+	for _, sd := range stacks {
+		d := in.Deployed[sd.ID]
+		if d == nil {
 			continue
 		}
-		entry := Deployed{Stack: id, StackName: s.StackName}
+		entry := Deployed{Stack: sd.ID, StackName: sd.StackName}
 		switch {
 		case d.Err != "":
 			entry.State, entry.Note = DeployedUnknown, d.Err
 		case !d.Deployed:
 			entry.State = DeployedNotDeployed
 		default:
-			baseT := base[id]
-			if baseT == nil {
-				baseT = &cfn.Object{} // the base does not have the stack: all it runs is extra
+			diff := compareTemplates(sd, sd.DisplayName, d.Template, sd.OldTemplate(), opts)
+			for _, nested := range sd.All()[1:] {
+				rel := strings.TrimPrefix(nested.ID, sd.ID+"/")
+				if nd := compareTemplates(nested, rel, d.Nested[rel], nested.OldTemplate(), opts); nd.Changed() {
+					diff.Nested = append(diff.Nested, nd)
+				}
 			}
-			sd := cfndiff.DiffTemplates(s.DisplayName, d.Template, baseT, cfndiff.Options{Spec: opts.Spec})
-			sd.ID, sd.StackName, sd.Environment = id, s.StackName, s.Environment.String()
-			sd.Nested = compareNested(in.Base, id, baseT, d.Nested, opts)
-			if sd.Changed() {
-				entry.State, entry.Diff = DeployedDiffers, sd
+			if diff.Changed() {
+				entry.State, entry.Diff = DeployedDiffers, diff
 			} else {
 				entry.State = DeployedSame
 			}
 		}
 		out = append(out, entry)
 	}
+	slices.SortFunc(out, func(a, b Deployed) int { return strings.Compare(a.Stack, b.Stack) })
 	return out
 }
 
-// baseTemplates are the base's templates as reviewed: with the policy's mutations, as cdkbot
-// deploys them.
-func baseTemplates(in Input, mutated map[string]*cfn.Object) map[string]*cfn.Object {
-	out := map[string]*cfn.Object{}
-	if in.Base == nil {
-		return out
+// compareTemplates diffs what runs with the base's template of the stack (or nested stack) the
+// review diffed as sd; an absent side counts as empty.
+func compareTemplates(sd *cfndiff.StackDiff, name string, running, base *cfn.Object, opts cfndiff.Options) *cfndiff.StackDiff {
+	if running == nil {
+		running = &cfn.Object{}
 	}
-	for _, s := range in.Base.AllStacks() {
-		id := s.QualifiedID()
-		if in.Deployed[id] == nil {
-			continue
-		}
-		if t, ok := mutated[id]; ok {
-			out[id] = t
-			continue
-		}
-		if raw, err := s.TemplateBytes(); err == nil {
-			if t, err := cfn.Parse(raw); err == nil {
-				out[id] = t
-			}
-		}
+	if base == nil {
+		base = &cfn.Object{} // the base does not have it: all that runs is extra
 	}
+	out := cfndiff.DiffTemplates(name, running, base, cfndiff.Options{Spec: opts.Spec})
+	out.ID, out.StackName, out.Environment = sd.ID, sd.StackName, sd.Environment
 	return out
 }
 
@@ -195,42 +175,6 @@ func stackDrifts(in map[string][]Drifted) []StackDrift {
 			rs := slices.Clone(in[id])
 			slices.SortFunc(rs, func(a, b Drifted) int { return strings.Compare(a.LogicalID, b.LogicalID) })
 			out = append(out, StackDrift{Stack: id, Resources: rs})
-		}
-	}
-	return out
-}
-
-// compareNested diffs what each nested stack runs with the base's nested template: a nested
-// stack changed outside CloudFormation, or left behind by a failed update, shows here.
-func compareNested(base *assembly.Assembly, id string, baseT *cfn.Object, running map[string]*cfn.Object, opts cfndiff.Options) []*cfndiff.StackDiff {
-	want := map[string]*cfn.Object{}
-	if base != nil {
-		for _, s := range base.AllStacks() {
-			if s.QualifiedID() == id {
-				want, _ = cfndiff.NestedTemplates(base, s, baseT)
-			}
-		}
-	}
-	names := map[string]bool{}
-	for n := range want {
-		names[n] = true
-	}
-	for n := range running {
-		names[n] = true
-	}
-	var out []*cfndiff.StackDiff
-	for _, n := range slices.Sorted(maps.Keys(names)) {
-		if want[n] == nil {
-			continue // not a nested stack cdkbot can see the template of
-		}
-		got := running[n]
-		if got == nil {
-			got = &cfn.Object{}
-		}
-		sd := cfndiff.DiffTemplates(n, got, want[n], cfndiff.Options{Spec: opts.Spec})
-		sd.ID, sd.StackName = id+"/"+n, n
-		if sd.Changed() {
-			out = append(out, sd)
 		}
 	}
 	return out

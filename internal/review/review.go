@@ -170,7 +170,7 @@ func Run(in Input) (*Report, error) {
 	}
 	rep.Stacks = stacks
 	applyVerdicts(stacks, in.Verdicts)
-	rep.Deployed = compareDeployed(in, baseTemplates(in, opts.OldTemplates), opts)
+	rep.Deployed = compareDeployed(in, stacks, opts)
 	rep.Drift = stackDrifts(in.Drift)
 	if rep.TemplateHash, err = hashes(in.Head, mutatedBytes(opts.NewTemplates)); err != nil {
 		return nil, err
