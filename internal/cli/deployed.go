@@ -87,7 +87,7 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 // stack CloudFormation cannot be asked about (the role may not create change sets, a template
 // too large to pass inline, detection too slow) keeps the specification's verdicts, with a note
 // saying so.
-func askCloudFormation(ctx context.Context, r *deployed.Reader, rep *review.Report, head *assembly.Assembly, templates map[string][]byte,
+func askCloudFormation(ctx context.Context, r *deployed.Reader, rep *review.Report, head *assembly.Assembly,
 	running map[string]*review.DeployedStack, headSHA string, log func(string, ...any)) (map[string]map[string]string, map[string][]review.Drifted, []string) {
 	byID := map[string]*assembly.Stack{}
 	for _, s := range head.AllStacks() {
@@ -102,7 +102,7 @@ func askCloudFormation(ctx context.Context, r *deployed.Reader, rep *review.Repo
 		if s == nil || d == nil || !d.Deployed || !sd.Changed() {
 			continue
 		}
-		body := templates[sd.ID]
+		body := rep.Mutated[sd.ID] // the head as it deploys
 		if body == nil {
 			var err error
 			if body, err = s.TemplateBytes(); err != nil {

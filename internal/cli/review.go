@@ -225,12 +225,8 @@ func buildReview(opts reviewOptions, configGiven, failOnGiven bool) (rep *review
 	if err == nil && reader != nil {
 		// CloudFormation's own verdicts on the stacks the change touches, then the review again
 		// with them (it takes milliseconds; the change sets take seconds).
-		templates, terr := review.MutatedTemplates(head, policy, nil)
-		if terr != nil {
-			return nil, cleanup, &inputError{terr}
-		}
 		var notes []string
-		in.Verdicts, in.Drift, notes = askCloudFormation(opts.context(), reader, rep, head, templates, running, opts.HeadSHA, logf)
+		in.Verdicts, in.Drift, notes = askCloudFormation(opts.context(), reader, rep, head, running, opts.HeadSHA, logf)
 		if len(in.Verdicts) > 0 || len(in.Drift) > 0 || len(notes) > 0 {
 			in.Notes = append(slices.Clone(in.Notes), notes...)
 			rep, err = review.Run(in)

@@ -115,7 +115,10 @@ type Report struct {
 	Gates         []Gate               `json:"gates"`
 	OverrideLabel string               `json:"overrideLabel"`
 	TemplateHash  map[string]string    `json:"templateHashes"` // sha256 of each head template as deployed
-	Notes         []string             `json:"notes,omitempty"`
+	// Mutated are the head templates the policy's aspects changed, as they deploy, by qualified
+	// stack id (the others deploy as synthesized).
+	Mutated map[string][]byte `json:"-"`
+	Notes   []string          `json:"notes,omitempty"`
 	// BaseUnavailable fails the review whatever the gates say (fail closed).
 	BaseUnavailable string `json:"baseUnavailable,omitempty"`
 	// Deployed compares what runs with the base, per stack read (empty without credentials).
@@ -172,7 +175,8 @@ func Run(in Input) (*Report, error) {
 	applyVerdicts(stacks, in.Verdicts)
 	rep.Deployed = compareDeployed(in, stacks, opts)
 	rep.Drift = stackDrifts(in.Drift)
-	if rep.TemplateHash, err = hashes(in.Head, mutatedBytes(opts.NewTemplates)); err != nil {
+	rep.Mutated = mutatedBytes(opts.NewTemplates)
+	if rep.TemplateHash, err = hashes(in.Head, rep.Mutated); err != nil {
 		return nil, err
 	}
 	rep.Compatibility = compat.CheckAssemblies(compat.AssemblyInput{Base: in.Base, Head: in.Head, Repo: in.Repo, ToolSchemaMax: in.ToolSchemaMax})
