@@ -48,10 +48,7 @@ type Reader struct {
 	Account string
 	// Region stands in for environment-agnostic stacks' region ("" skips them).
 	Region string
-	// Client and ChangeSets make the CloudFormation clients for a configuration; nil uses the SDK's.
-	Client     func(aws.Config) CloudFormationAPI
-	ChangeSets func(aws.Config) ChangeSetAPI
-	// Wait bounds waiting for a change set to be ready (zero: 3 minutes).
+	// Wait bounds waiting for a change set or a drift detection (zero: 3 minutes).
 	Wait time.Duration
 }
 
@@ -80,23 +77,13 @@ func (r *Reader) read(ctx context.Context, s *assembly.Stack) *State {
 	if env.Region == "" || env.Account == "" {
 		return &State{Err: "environment-agnostic stack and no AWS region or account to stand in for it"}
 	}
-	role := awsconfig.Role{Region: env.Region}
-	if s.LookupRole != nil && s.LookupRole.ARN != "" {
-		role.ARN = assembly.ResolvePlaceholders(s.LookupRole.ARN, env)
-		role.ExternalID = s.LookupRole.AssumeRoleExternalID
-	}
+	role := lookupRole(s, env)
 	cfg, err := r.session(ctx, role)
 	if err != nil {
 		return &State{Err: fmt.Sprintf("the lookup role cannot be assumed (%v): bootstrap the environment with a current `cdk bootstrap`, "+
 			"or let the credentials assume %s", err, role.ARN)}
 	}
-	var client CloudFormationAPI
-	if r.Client != nil {
-		client = r.Client(cfg)
-	} else {
-		client = cloudformation.NewFromConfig(cfg)
-	}
-	return readStack(ctx, client, s.StackName)
+	return readStack(ctx, cloudformation.NewFromConfig(cfg), s.StackName)
 }
 
 // readStack asks for one stack's template; a stack that does not exist (or exists only as a
@@ -164,4 +151,46 @@ func readNested(ctx context.Context, client CloudFormationAPI, stack, prefix str
 func notFound(err error) bool {
 	var api smithy.APIError
 	return errors.As(err, &api) && api.ErrorCode() == "ValidationError" && strings.Contains(api.ErrorMessage(), "does not exist")
+}
+
+// session acts as role, or as the current credentials when the role cannot be assumed (as the
+// CDK CLI does): a team may give the review a role of its own with just the read and
+// change-set permissions it needs, instead of the bootstrap roles.
+func (r *Reader) session(ctx context.Context, role awsconfig.Role) (aws.Config, error) {
+	cfg, err := r.Sessions.For(ctx, role)
+	if err == nil || role.ARN == "" {
+		return cfg, err
+	}
+	if own, ownErr := r.Sessions.For(ctx, awsconfig.Role{Region: role.Region}); ownErr == nil {
+		return own, nil
+	}
+	return cfg, err
+}
+
+func (r *Reader) env(s *assembly.Stack) assembly.Environment {
+	env := s.Environment
+	if env.Account == assembly.UnknownAccount || env.Account == "" {
+		env.Account = r.Account
+	}
+	if env.Region == assembly.UnknownRegion || env.Region == "" {
+		env.Region = r.Region
+	}
+	return env
+}
+
+func (r *Reader) wait() time.Duration {
+	if r.Wait > 0 {
+		return r.Wait
+	}
+	return 3 * time.Minute
+}
+
+// lookupRole is the stack's read-only lookup role, or the current credentials for stacks
+// synthesized without one (legacy synthesis).
+func lookupRole(s *assembly.Stack, env assembly.Environment) awsconfig.Role {
+	role := awsconfig.Role{Region: env.Region}
+	if s.LookupRole != nil && s.LookupRole.ARN != "" {
+		role.ARN, role.ExternalID = assembly.ResolvePlaceholders(s.LookupRole.ARN, env), s.LookupRole.AssumeRoleExternalID
+	}
+	return role
 }

@@ -1,0 +1,98 @@
+package deployed
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/awsconfig"
+)
+
+// DriftAPI is what drift detection takes.
+type DriftAPI interface {
+	DetectStackDrift(context.Context, *cloudformation.DetectStackDriftInput, ...func(*cloudformation.Options)) (*cloudformation.DetectStackDriftOutput, error)
+	DescribeStackDriftDetectionStatus(context.Context, *cloudformation.DescribeStackDriftDetectionStatusInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeStackDriftDetectionStatusOutput, error)
+	DescribeStackResourceDrifts(context.Context, *cloudformation.DescribeStackResourceDriftsInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeStackResourceDriftsOutput, error)
+}
+
+var _ DriftAPI = (*cloudformation.Client)(nil)
+
+// Drifted is a resource that is no longer what its stack set: changed or deleted outside CloudFormation.
+type Drifted struct {
+	LogicalID, Type string
+	Status          string // MODIFIED or DELETED
+	Differences     []PropertyDifference
+}
+
+// PropertyDifference is one property of a drifted resource.
+type PropertyDifference struct {
+	Path, Expected, Actual, Kind string // Kind: ADD, REMOVE, NOT_EQUAL
+}
+
+// Drift runs CloudFormation's drift detection on stack s through its lookup role, waiting up to
+// the reader's Wait, and returns the drifted resources.
+func (r *Reader) Drift(ctx context.Context, s *assembly.Stack) ([]Drifted, error) {
+	cfg, err := r.session(ctx, lookupRole(s, r.env(s)))
+	if err != nil {
+		return nil, err
+	}
+	return drift(ctx, cloudformation.NewFromConfig(cfg), s.StackName, r.wait())
+}
+
+func drift(ctx context.Context, client DriftAPI, stack string, wait time.Duration) ([]Drifted, error) {
+	det, err := client.DetectStackDrift(ctx, &cloudformation.DetectStackDriftInput{StackName: aws.String(stack)})
+	if err != nil {
+		return nil, fmt.Errorf("detect drift: %s", awsconfig.Explain(err))
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for delay := 500 * time.Millisecond; ; delay = min(delay*2, 10*time.Second) {
+		st, err := client.DescribeStackDriftDetectionStatus(ctx, &cloudformation.DescribeStackDriftDetectionStatusInput{StackDriftDetectionId: det.StackDriftDetectionId})
+		if err != nil {
+			return nil, fmt.Errorf("drift detection status: %s", awsconfig.Explain(err))
+		}
+		if st.DetectionStatus == cfntypes.StackDriftDetectionStatusDetectionFailed {
+			// Partly checked: what was found still counts; the reason says what was not.
+			if st.StackDriftStatus != cfntypes.StackDriftStatusDrifted {
+				return nil, fmt.Errorf("drift detection failed: %s", aws.ToString(st.DetectionStatusReason))
+			}
+			break
+		}
+		if st.DetectionStatus == cfntypes.StackDriftDetectionStatusDetectionComplete {
+			if st.StackDriftStatus != cfntypes.StackDriftStatusDrifted {
+				return nil, nil
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("drift detection did not finish within %s", wait)
+		case <-time.After(delay):
+		}
+	}
+	var out []Drifted
+	in := &cloudformation.DescribeStackResourceDriftsInput{StackName: aws.String(stack),
+		StackResourceDriftStatusFilters: []cfntypes.StackResourceDriftStatus{cfntypes.StackResourceDriftStatusModified, cfntypes.StackResourceDriftStatusDeleted}}
+	for {
+		page, err := client.DescribeStackResourceDrifts(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("resource drifts: %s", awsconfig.Explain(err))
+		}
+		for _, d := range page.StackResourceDrifts {
+			res := Drifted{LogicalID: aws.ToString(d.LogicalResourceId), Type: aws.ToString(d.ResourceType), Status: string(d.StackResourceDriftStatus)}
+			for _, p := range d.PropertyDifferences {
+				res.Differences = append(res.Differences, PropertyDifference{Path: aws.ToString(p.PropertyPath), Expected: aws.ToString(p.ExpectedValue),
+					Actual: aws.ToString(p.ActualValue), Kind: string(p.DifferenceType)})
+			}
+			out = append(out, res)
+		}
+		if in.NextToken = page.NextToken; in.NextToken == nil {
+			return out, nil
+		}
+	}
+}
