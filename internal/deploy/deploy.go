@@ -27,6 +27,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/cfnstatus"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 )
 
@@ -310,7 +311,7 @@ func checkBootstrap(ctx context.Context, client *ssm.Client, s deployplan.Stack)
 func describe(ctx context.Context, cfn *cloudformation.Client, name string) (*cfntypes.Stack, error) {
 	out, err := cfn.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: &name})
 	if err != nil {
-		if strings.Contains(err.Error(), "does not exist") {
+		if cfnstatus.StackMissing(err) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("describe stack %s: %s", name, awsconfig.Explain(err))
@@ -392,12 +393,12 @@ func (d *Deployer) waitChangeSet(ctx context.Context, cfn *cloudformation.Client
 			return len(out.Changes) == 0, nil
 		case cfntypes.ChangeSetStatusFailed:
 			reason := aws.ToString(out.StatusReason)
-			if strings.Contains(reason, "didn't contain changes") || strings.Contains(reason, "No updates are to be performed") {
+			if cfnstatus.NoChanges(reason) {
 				return true, nil
 			}
 			return false, fmt.Errorf("change set failed: %s", reason)
 		}
-		if err := poll.wait(ctx, false); err != nil {
+		if err := poll.Wait(ctx, false); err != nil {
 			return false, err
 		}
 	}
@@ -446,7 +447,7 @@ func (d *Deployer) follow(ctx context.Context, cfn *cloudformation.Client, s dep
 				return st, causes, nil
 			}
 		}
-		if err := poll.wait(ctx, fresh); err != nil {
+		if err := poll.Wait(ctx, fresh); err != nil {
 			// Where the stack stands, for the report, even though the wait was cut short.
 			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			defer cancel()
@@ -484,7 +485,7 @@ func (d *Deployer) describeIdle(ctx context.Context, cfn *cloudformation.Client,
 				Reason: "another operation is in progress; waiting for it to finish"})
 		}
 		announced = true
-		if err := poll.wait(ctx, false); err != nil {
+		if err := poll.Wait(ctx, false); err != nil {
 			return nil, err
 		}
 	}
@@ -500,19 +501,16 @@ func (d *Deployer) deleteFailed(ctx context.Context, cfn *cloudformation.Client,
 		if err != nil || st == nil {
 			return err
 		}
-		if err := poll.wait(ctx, false); err != nil {
+		if err := poll.Wait(ctx, false); err != nil {
 			return err
 		}
 	}
 }
 
-// poller waits between status checks: the interval starts at Poll (a fast first look), grows
-// by half each time nothing changed up to MaxPoll, and is 2×Poll while events keep coming (the
-// CDK CLI's 2 s event polling), so a long deployment costs few calls and a short one finishes
-// promptly.
-type poller struct{ next, min, max time.Duration }
-
-func (d *Deployer) poller() *poller {
+// poller waits between status checks from Poll (a fast first look) up to MaxPoll, at 2×Poll
+// while events keep coming (the CDK CLI's 2 s event polling), so a long deployment costs few
+// calls and a short one finishes promptly.
+func (d *Deployer) poller() *cfnstatus.Poller {
 	lo, hi := d.Poll, d.MaxPoll
 	if lo == 0 {
 		lo = time.Second
@@ -520,30 +518,7 @@ func (d *Deployer) poller() *poller {
 	if hi == 0 {
 		hi = max(5*time.Second, lo)
 	}
-	return &poller{next: lo, min: lo, max: hi}
-}
-
-// step returns how long to wait now and sets the following interval.
-func (p *poller) step(progressed bool) time.Duration {
-	now := p.next
-	if progressed {
-		now = min(now, 2*p.min) // events are coming: look again soon
-		p.next = min(p.max, 2*p.min)
-	} else {
-		p.next = min(p.max, p.next+p.next/2)
-	}
-	return now
-}
-
-func (p *poller) wait(ctx context.Context, progressed bool) error {
-	t := time.NewTimer(p.step(progressed))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return cfnstatus.NewPoller(lo, hi)
 }
 
 // counting counts the operations a client makes (once per call, not per retry).

@@ -193,7 +193,7 @@ func TestPollerSchedule(t *testing.T) {
 	p := (&Deployer{}).poller()
 	var got []string
 	for _, progressed := range []bool{false, false, false, false, false, false, true, true, false} {
-		got = append(got, p.step(progressed).String())
+		got = append(got, p.Step(progressed).String())
 	}
 	if strings.Join(got, " ") != "1s 1.5s 2.25s 3.375s 5s 5s 2s 2s 2s" {
 		t.Errorf("schedule %v", got)
@@ -208,7 +208,7 @@ func TestPollerSchedule(t *testing.T) {
 			if progressed {
 				next += every
 			}
-			at += p.step(progressed)
+			at += p.Step(progressed)
 		}
 		calls := polls + polls/5
 		t.Logf("10-minute deployment, an event every %s: %d polls, about %d calls (the CDK CLI: %d)", every, polls, calls, 600/2+600/5)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,6 +13,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
 	"github.com/cdkbot/cdkbot/internal/cfn"
+	"github.com/cdkbot/cdkbot/internal/cfnstatus"
 )
 
 // ChangeSetAPI is what asking CloudFormation's verdict takes: a change set created, read and
@@ -78,7 +78,8 @@ func verdicts(ctx context.Context, client ChangeSetAPI, s *assembly.Stack, env a
 	defer cancel()
 	out := map[string]string{}
 	var token *string
-	for delay := 200 * time.Millisecond; ; {
+	poll := cfnstatus.NewPoller(200*time.Millisecond, 5*time.Second)
+	for {
 		desc, err := client.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: aws.String(id), StackName: aws.String(s.StackName), NextToken: token})
 		if err != nil {
 			return nil, fmt.Errorf("describe change set: %s", awsconfig.Explain(err))
@@ -86,7 +87,7 @@ func verdicts(ctx context.Context, client ChangeSetAPI, s *assembly.Stack, env a
 		switch desc.Status {
 		case cfntypes.ChangeSetStatusFailed:
 			reason := aws.ToString(desc.StatusReason)
-			if strings.Contains(reason, "didn't contain changes") || strings.Contains(reason, "No updates") {
+			if cfnstatus.NoChanges(reason) {
 				return out, nil
 			}
 			return nil, fmt.Errorf("the change set failed: %s", reason)
@@ -101,12 +102,9 @@ func verdicts(ctx context.Context, client ChangeSetAPI, s *assembly.Stack, env a
 			}
 			continue
 		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("the change set was not ready within %s: %w", wait, ctx.Err())
-		case <-time.After(delay):
+		if err := poll.Wait(ctx, false); err != nil {
+			return nil, fmt.Errorf("the change set was not ready within %s: %w", wait, err)
 		}
-		delay = min(delay*2, 5*time.Second)
 	}
 }
 

@@ -5,21 +5,19 @@ package deployed
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
-	"github.com/aws/smithy-go"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
 	"github.com/cdkbot/cdkbot/internal/cfn"
+	"github.com/cdkbot/cdkbot/internal/cfnstatus"
 )
 
 // State is what CloudFormation holds for one stack.
@@ -90,7 +88,7 @@ func (r *Reader) read(ctx context.Context, s *assembly.Stack) *State {
 // change set never executed) is not deployed.
 func readStack(ctx context.Context, client CloudFormationAPI, name string) *State {
 	desc, err := client.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
-	if notFound(err) {
+	if cfnstatus.StackMissing(err) {
 		return &State{}
 	}
 	if err != nil {
@@ -145,12 +143,6 @@ func readNested(ctx context.Context, client CloudFormationAPI, stack, prefix str
 		}
 	}
 	return nil
-}
-
-// notFound is CloudFormation's answer for a stack that does not exist.
-func notFound(err error) bool {
-	var api smithy.APIError
-	return errors.As(err, &api) && api.ErrorCode() == "ValidationError" && strings.Contains(api.ErrorMessage(), "does not exist")
 }
 
 // session acts as role, or as the current credentials when the role cannot be assumed (as the

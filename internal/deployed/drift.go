@@ -11,6 +11,7 @@ import (
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/cfnstatus"
 )
 
 // DriftAPI is what drift detection takes.
@@ -51,7 +52,8 @@ func drift(ctx context.Context, client DriftAPI, stack string, wait time.Duratio
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	for delay := 500 * time.Millisecond; ; delay = min(delay*2, 10*time.Second) {
+	poll := cfnstatus.NewPoller(500*time.Millisecond, 10*time.Second)
+	for {
 		st, err := client.DescribeStackDriftDetectionStatus(ctx, &cloudformation.DescribeStackDriftDetectionStatusInput{StackDriftDetectionId: det.StackDriftDetectionId})
 		if err != nil {
 			return nil, fmt.Errorf("drift detection status: %s", awsconfig.Explain(err))
@@ -69,10 +71,8 @@ func drift(ctx context.Context, client DriftAPI, stack string, wait time.Duratio
 			}
 			break
 		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("drift detection did not finish within %s", wait)
-		case <-time.After(delay):
+		if err := poll.Wait(ctx, false); err != nil {
+			return nil, fmt.Errorf("drift detection did not finish within %s: %w", wait, err)
 		}
 	}
 	var out []Drifted
