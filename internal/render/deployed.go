@@ -75,8 +75,7 @@ func driftMarkdown(ds []review.StackDrift, budget int) string {
 	if len(ds) == 0 {
 		return ""
 	}
-	var rows []string
-	size, total := 0, 0
+	rows := boundedRows{budget: budget}
 	for _, sd := range ds {
 		for _, r := range sd.Resources {
 			diffs := r.Differences
@@ -84,24 +83,18 @@ func driftMarkdown(ds []review.StackDrift, budget int) string {
 				diffs = []review.PropertyDifference{{}}
 			}
 			for _, p := range diffs {
-				total++
-				row := fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", mdCode(sd.Stack, 80), mdCode(r.LogicalID, 80), strings.ToLower(mdText(r.Status)),
-					mdCode(p.Path, 80), mdCode(truncate(p.Expected, 200), 0), mdCode(truncate(p.Actual, 200), 0))
-				if size+len(row) > budget {
-					continue
-				}
-				size += len(row) + 1
-				rows = append(rows, row)
+				rows.add(fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", mdCode(sd.Stack, 80), mdCode(r.LogicalID, 80), strings.ToLower(mdText(r.Status)),
+					mdCode(p.Path, 80), mdCode(truncate(p.Expected, 200), 0), mdCode(truncate(p.Actual, 200), 0)))
 			}
 		}
 	}
 	more := ""
-	if total > len(rows) {
-		more = fmt.Sprintf("\n%d more difference(s) in the job summary.\n", total-len(rows))
+	if n := rows.omitted(); n > 0 {
+		more = fmt.Sprintf("\n%d more difference(s) in the job summary.\n", n)
 	}
 	return "#### Drift\n\n> [!WARNING]\n> Resources of stacks this change deploys were changed outside CloudFormation: the deploy sets them " +
 		"back to the template, or fails where they are gone.\n\n| Stack | Resource | Drift | Property | Stack set | Is now |\n|---|---|---|---|---|---|\n" +
-		strings.Join(rows, "\n") + "\n" + more + "\n"
+		strings.Join(rows.rows, "\n") + "\n" + more + "\n"
 }
 
 // driftText is driftMarkdown for a terminal.

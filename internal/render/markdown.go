@@ -40,3 +40,21 @@ func truncate(s string, limit int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// boundedRows collects table rows up to a byte budget, counting those left out, so a long
+// table shrinks instead of pushing the comment past GitHub's limit.
+type boundedRows struct {
+	budget, size, total int
+	rows                []string
+}
+
+func (b *boundedRows) add(row string) {
+	b.total++
+	if b.size+len(row) > b.budget {
+		return
+	}
+	b.size += len(row) + 1
+	b.rows = append(b.rows, row)
+}
+
+func (b *boundedRows) omitted() int { return b.total - len(b.rows) }

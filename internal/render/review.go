@@ -211,28 +211,21 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
 		fmt.Fprintf(b, "> [!WARNING]\n> Gate `%s` would block (%s); %s.\n\n", g.Name, gateItems(g), mdText(ApprovedBy(r.Approvals)))
 	}
 	// Long lists: the lines above name a few; every item is in one table.
-	var rows []string
-	size, total := 0, 0
+	rows := boundedRows{budget: tableBudget}
 	for _, g := range append(failing, overridden...) {
 		if len(g.Items) <= gateInline {
 			continue
 		}
 		for _, it := range g.Items {
-			total++
-			row := fmt.Sprintf("| %s | %s |", mdCode(g.Name, 40), mdText(truncate(it, gateItemLimit)))
-			if size+len(row) > tableBudget {
-				continue
-			}
-			size += len(row) + 1
-			rows = append(rows, row)
+			rows.add(fmt.Sprintf("| %s | %s |", mdCode(g.Name, 40), mdText(truncate(it, gateItemLimit))))
 		}
 	}
-	if len(rows) > 0 {
+	if len(rows.rows) > 0 {
 		more := ""
-		if total > len(rows) {
-			more = fmt.Sprintf("\n\n%d more item(s): the job summary lists them all.", total-len(rows))
+		if n := rows.omitted(); n > 0 {
+			more = fmt.Sprintf("\n\n%d more item(s): the job summary lists them all.", n)
 		}
-		fmt.Fprintf(b, "<details><summary>Every gate item (%d)</summary>\n\n| Gate | Item |\n|---|---|\n%s%s\n\n</details>\n\n", total, strings.Join(rows, "\n"), more)
+		fmt.Fprintf(b, "<details><summary>Every gate item (%d)</summary>\n\n| Gate | Item |\n|---|---|\n%s%s\n\n</details>\n\n", rows.total, strings.Join(rows.rows, "\n"), more)
 	}
 }
 
