@@ -436,11 +436,6 @@ type synthJob struct {
 	err            error
 }
 
-// synthInputFiles are the files of the app's ancestor directories that a synthesis reads:
-// workspace manifests, lock files and shared compiler settings of a monorepo.
-var synthInputFiles = []string{"package.json", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml",
-	"pnpm-workspace.yaml", ".npmrc", ".yarnrc", ".yarnrc.yml", "tsconfig.json", "tsconfig.base.json"}
-
 // synthInputs lists what a synthesis of the app at appRel may read, as repository paths: the
 // app's directory, the workspace files above it, and what the user adds (--synth-inputs).
 // Only these are checked out, so the cache key (their git ids) covers everything the app
@@ -452,7 +447,7 @@ func synthInputs(appRel string, extra []string) []string {
 			if d == "." {
 				d = ""
 			}
-			for _, f := range synthInputFiles {
+			for _, f := range synth.WorkspaceFiles() {
 				paths = append(paths, path.Join(d, f))
 			}
 			if d == "" {
@@ -479,16 +474,16 @@ func prepareSynth(repo *gitrepo.Repo, sha, dir, tmp, name string, opts reviewOpt
 	inputs := synthInputs(appRel, opts.SynthInputs)
 	h := sha256.New()
 	fmt.Fprintf(h, "cdkbot synth v1\x00%s\x00%s\x00%s\x00", opts.InstallCommand, opts.SynthCommand, appRel)
-	for _, p := range inputs {
-		id, err := repo.ObjectID(sha, p)
-		if err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(h, "%s=%s\x00", p, id)
+	ids, err := repo.ObjectIDs(sha, inputs)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range inputs {
+		fmt.Fprintf(h, "%s=%s\x00", p, ids[i])
 	}
 	job := &synthJob{name: name, sha: sha, key: hex.EncodeToString(h.Sum(nil))[:32], appRel: appRel}
-	if c, err := os.UserCacheDir(); err == nil {
-		job.store = filepath.Join(c, "cdkbot", "assemblies", job.key)
+	if root := cacheRoot(); root != "" {
+		job.store = filepath.Join(root, "assemblies", job.key)
 		if _, err := os.Stat(filepath.Join(job.store, "manifest.json")); err == nil {
 			if opts.Log != nil {
 				fmt.Fprintf(opts.Log, "cdkbot: %s (%s): reused the assembly synthesized from the same inputs (key %s): none of %s changed\n",
@@ -619,10 +614,19 @@ func shareReadable(root string) error {
 	})
 }
 
+// cacheRoot is where cdkbot keeps what it may reuse (assemblies by inputs, dependencies by lock
+// file), "" when the machine gives no cache directory.
+func cacheRoot() string {
+	if c, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(c, "cdkbot")
+	}
+	return ""
+}
+
 // nodeModulesCache is where installed dependencies are kept by lock file, "" without a cache.
 func nodeModulesCache() string {
-	if c, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(c, "cdkbot", "node_modules")
+	if root := cacheRoot(); root != "" {
+		return filepath.Join(root, "node_modules")
 	}
 	return ""
 }

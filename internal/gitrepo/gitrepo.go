@@ -186,26 +186,27 @@ func writeFile(f *object.File, target string) error {
 	return out.Close()
 }
 
-// ObjectID returns the git object id of the tree or file at p (slash-separated, "" for the
-// root) in rev, or "" when rev has nothing there. Equal ids mean equal contents, whatever
-// else the commits changed: it keys what a synthesis reads.
-func (r *Repo) ObjectID(rev, p string) (string, error) {
+// ObjectIDs returns the git object id of the tree or file at each of paths (slash-separated,
+// "" for the root) in rev, "" where rev has nothing. Equal ids mean equal contents, whatever
+// else the commits changed: they key what a synthesis reads.
+func (r *Repo) ObjectIDs(rev string, paths []string) ([]string, error) {
 	c, err := r.commit(rev)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	tree, err := c.Tree()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if p = strings.Trim(path.Clean("/"+p), "/"); p == "" {
-		return tree.Hash.String(), nil
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if p = strings.Trim(path.Clean("/"+p), "/"); p == "" {
+			out[i] = tree.Hash.String()
+		} else if e, err := tree.FindEntry(p); err == nil {
+			out[i] = e.Hash.String()
+		}
 	}
-	e, err := tree.FindEntry(p)
-	if err != nil {
-		return "", nil
-	}
-	return e.Hash.String(), nil
+	return out, nil
 }
 
 // MaterializePaths writes the trees and files at paths (slash-separated; those rev lacks are

@@ -156,11 +156,11 @@ func TestObjectIDAndMaterializePaths(t *testing.T) {
 	}
 	id := func(rev, p string) string {
 		t.Helper()
-		got, err := r.ObjectID(rev, p)
+		got, err := r.ObjectIDs(rev, []string{p})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return got
+		return got[0]
 	}
 	if id(first, "infra") == "" || id(first, "infra") != id(docs, "infra") || id(docs, "infra") == id(app, "infra") {
 		t.Errorf("infra ids: %s %s %s", id(first, "infra"), id(docs, "infra"), id(app, "infra"))

@@ -168,9 +168,6 @@ func detectInstall(tc *toolchain, marker, explicit string) (cmd, lock string) {
 	return tc.install, ""
 }
 
-// shellBuiltin are commands an app's command may start with that are not programs on PATH.
-var shellBuiltin = map[string]bool{"cd": true, "export": true, "set": true, "exec": true, ".": true, "source": true, "exit": true}
-
 // installWithCache runs the install, reusing node_modules from an earlier install of the same
 // lock file.
 func (o Options) installWithCache(ctx context.Context, install, lock string, env []string) error {

@@ -34,6 +34,23 @@ var toolchains = []toolchain{
 	{language: "C#/F# (.NET)", markers: []string{"*.sln", "*.csproj", "*.fsproj", "src/*.sln", "src/*/*.csproj", "src/*/*.fsproj"}, tool: "dotnet"},
 }
 
+// shellBuiltin are commands an app's command may start with that are not programs on PATH.
+var shellBuiltin = map[string]bool{"cd": true, "export": true, "set": true, "exec": true, ".": true, "source": true, "exit": true}
+
+// WorkspaceFiles are the files a synthesis may read in the directories above the app's, in a
+// monorepo: the toolchains' lock and project files, and the workspace settings beside them.
+func WorkspaceFiles() []string {
+	out := []string{"package.json", "pnpm-workspace.yaml", ".npmrc", ".yarnrc", ".yarnrc.yml", "tsconfig.json", "tsconfig.base.json"}
+	for _, tc := range toolchains {
+		for _, m := range tc.markers {
+			if !strings.ContainsAny(m, "*/") {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
 // detect names the app's toolchain from the files in dir, and the marker that told; nil when
 // none matches (a plain node app without a lock file).
 func detect(dir string) (*toolchain, string) {
