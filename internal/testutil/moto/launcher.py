@@ -280,13 +280,6 @@ def diff(self):
 _DETECTIONS = {}
 
 
-def _stack(backend, name):
-    for st in backend.stacks.values():
-        if name in (st.name, st.stack_id) and st.status != "DELETE_COMPLETE":
-            return st
-    raise ValidationError(name, message=f"Stack with id {name} does not exist")
-
-
 def _ssm_drift(stack, logical_id, created):
     """Expected (what CloudFormation set) and actual (SSM now) properties of a parameter."""
     from moto.ssm.models import ssm_backends
@@ -334,7 +327,7 @@ def detect_stack_drift(self):
     """Gap 7: DetectStackDrift (completes at once)."""
     import uuid
 
-    stack = _stack(self.cloudformation_backend, self._get_param("StackName"))
+    stack = self.cloudformation_backend.get_stack(self._get_param("StackName"))
     detection_id = str(uuid.uuid4())
     _DETECTIONS[detection_id] = (stack.stack_id, *_detect(stack))
     return ActionResult({"StackDriftDetectionId": detection_id})
@@ -352,7 +345,7 @@ def describe_stack_drift_detection_status(self):
 
 
 def describe_stack_resource_drifts(self):
-    stack = _stack(self.cloudformation_backend, self._get_param("StackName"))
+    stack = self.cloudformation_backend.get_stack(self._get_param("StackName"))
     wanted = self._get_param("StackResourceDriftStatusFilters") or []
     found = [(when, drifts) for sid, when, drifts in _DETECTIONS.values() if sid == stack.stack_id]
     if not found:
