@@ -170,14 +170,22 @@ func (v *validator) schemaAt(ptr string) *jsonschema.Schema {
 	return s
 }
 
-var (
+// messagePatterns read the library's complaints. They are compiled on the first failure, not at
+// package init: every cdkbot process would pay for them, and most never see an invalid manifest.
+var messagePatterns = sync.OnceValue(func() *patterns {
+	return &patterns{
+		validatingPrefix: regexp.MustCompile(`^(validating [^:]*: )+`),
+		typeMismatch:     regexp.MustCompile(`(?s)^type: .* has type "(\w+)", want (.*)$`),
+		missing:          regexp.MustCompile(`^required: missing properties: \[(.*)\]$`),
+		unexpected:       regexp.MustCompile(`^unexpected additional properties \[(.*)\]$`),
+		goQuoted:         regexp.MustCompile(`"(?:[^"\\]|\\.)*"`),
+	}
+})
+
+type patterns struct {
 	// validatingPrefix is the library's "validating <schema>: " wrapping, one per level.
-	validatingPrefix = regexp.MustCompile(`^(validating [^:]*: )+`)
-	typeMismatch     = regexp.MustCompile(`(?s)^type: .* has type "(\w+)", want (.*)$`)
-	missing          = regexp.MustCompile(`^required: missing properties: \[(.*)\]$`)
-	unexpected       = regexp.MustCompile(`^unexpected additional properties \[(.*)\]$`)
-	goQuoted         = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
-)
+	validatingPrefix, typeMismatch, missing, unexpected, goQuoted *regexp.Regexp
+}
 
 // maxMessage bounds a message: the library quotes the offending value, which may be large.
 const maxMessage = 200
@@ -187,17 +195,18 @@ func message(err error) string {
 	if err == nil {
 		return "does not match the schema"
 	}
-	m := validatingPrefix.ReplaceAllString(err.Error(), "")
+	p := messagePatterns()
+	m := p.validatingPrefix.ReplaceAllString(err.Error(), "")
 	switch {
 	case strings.HasPrefix(m, "anyOf:"), strings.HasPrefix(m, "oneOf:"):
 		return "matches none of the shapes the schema allows here"
-	case typeMismatch.MatchString(m):
-		sub := typeMismatch.FindStringSubmatch(m)
+	case p.typeMismatch.MatchString(m):
+		sub := p.typeMismatch.FindStringSubmatch(m)
 		return "got " + sub[1] + ", want " + strings.ReplaceAll(sub[2], `"`, "")
-	case missing.MatchString(m):
-		return plural("missing property", "missing properties", missing.FindStringSubmatch(m)[1])
-	case unexpected.MatchString(m):
-		return plural("property", "properties", unexpected.FindStringSubmatch(m)[1]) + " not allowed here"
+	case p.missing.MatchString(m):
+		return plural("missing property", "missing properties", p.missing.FindStringSubmatch(m)[1])
+	case p.unexpected.MatchString(m):
+		return plural("property", "properties", p.unexpected.FindStringSubmatch(m)[1]) + " not allowed here"
 	}
 	if len(m) > maxMessage {
 		m = m[:maxMessage] + "…"
@@ -208,7 +217,7 @@ func message(err error) string {
 // plural names the properties of a Go-quoted list (`"a" "b"`) as `missing property 'a'` does.
 func plural(one, many, quoted string) string {
 	var names []string
-	for _, f := range goQuoted.FindAllString(quoted, -1) {
+	for _, f := range messagePatterns().goQuoted.FindAllString(quoted, -1) {
 		if n, err := strconv.Unquote(f); err == nil {
 			f = n
 		}

@@ -1,5 +1,5 @@
-// Package semver is cdkbot's version arithmetic: SemVer 2.0 versions (parsing and ordering come
-// from Masterminds/semver), a version-spec grammar with cdkbot's meanings for partial versions,
+// Package semver is cdkbot's version arithmetic: SemVer 2.0 versions (validation and ordering come
+// from golang.org/x/mod/semver, which builds nothing at package init), a version-spec grammar with cdkbot's meanings for partial versions,
 // best-match resolution of a wanted version among available ones, and the bump between two
 // versions. It is what compatibility checks and framework/CLI comparisons are built on.
 package semver
@@ -10,20 +10,34 @@ import (
 	"strconv"
 	"strings"
 
-	ms "github.com/Masterminds/semver/v3"
+	"golang.org/x/mod/semver"
 )
 
 // Version is a SemVer 2.0 version.
-type Version struct{ v *ms.Version }
+type Version struct {
+	text                string // as written, without a leading "v"
+	major, minor, patch uint64
+}
 
 // Parse reads a full version (MAJOR.MINOR.PATCH with optional -pre and +build; a leading "v" is
 // accepted). Partial versions are not versions; they belong in specs.
 func Parse(s string) (Version, error) {
-	v, err := ms.StrictNewVersion(strings.TrimPrefix(strings.TrimSpace(s), "v"))
-	if err != nil {
+	text := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	core, _, _ := strings.Cut(text, "+")
+	core, _, _ = strings.Cut(core, "-")
+	parts := strings.Split(core, ".")
+	// x/mod/semver also takes the shorthands v1 and v1.2; a version has all three parts.
+	if !semver.IsValid("v"+text) || len(parts) != 3 {
 		return Version{}, fmt.Errorf("%q is not a semantic version (MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD])", s)
 	}
-	return Version{v}, nil
+	v := Version{text: text}
+	for i, n := range []*uint64{&v.major, &v.minor, &v.patch} {
+		var err error
+		if *n, err = strconv.ParseUint(parts[i], 10, 64); err != nil {
+			return Version{}, fmt.Errorf("%q is not a semantic version: %s is too large", s, parts[i])
+		}
+	}
+	return v, nil
 }
 
 // MustParse is Parse for constants known to be valid.
@@ -36,17 +50,17 @@ func MustParse(s string) Version {
 }
 
 // Major, Minor and Patch are the numeric parts.
-func (v Version) Major() uint64 { return v.v.Major() }
-func (v Version) Minor() uint64 { return v.v.Minor() }
-func (v Version) Patch() uint64 { return v.v.Patch() }
+func (v Version) Major() uint64 { return v.major }
+func (v Version) Minor() uint64 { return v.minor }
+func (v Version) Patch() uint64 { return v.patch }
 
 // Prerelease is the pre-release part ("rc.1"), "" for releases.
-func (v Version) Prerelease() string { return v.v.Prerelease() }
+func (v Version) Prerelease() string { return strings.TrimPrefix(semver.Prerelease("v"+v.text), "-") }
 
-func (v Version) String() string { return v.v.String() }
+func (v Version) String() string { return v.text }
 
 // Compare orders versions by SemVer precedence (build metadata is ignored): -1, 0 or 1.
-func (v Version) Compare(o Version) int { return v.v.Compare(o.v) }
+func (v Version) Compare(o Version) int { return semver.Compare("v"+v.text, "v"+o.text) }
 
 // Less reports v < o.
 func (v Version) Less(o Version) bool { return v.Compare(o) < 0 }
@@ -163,7 +177,7 @@ func parseComparator(part string) ([]comparator, error) {
 		return nil, err
 	}
 	if op != "" {
-		if full.v == nil {
+		if full.text == "" {
 			// A partial version after an operator stands for its lowest version: >=1.2 is >=1.2.0.
 			full = MustParse(fmt.Sprintf("%d.%d.%d", nums[0], at(nums, 1), at(nums, 2)))
 		}

@@ -27,10 +27,19 @@ func TestOrdering(t *testing.T) {
 	if got, want := join(vs), "0.9.9 1.0.0-alpha 1.0.0-alpha.1 1.0.0-rc.1 1.0.0 1.0.0+build.5 1.2.0 1.10.0 2.0.0"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	for _, bad := range []string{"1", "1.2", "1.2.3.4", "01.2.3", "x.y.z", "", "1.2.3-", "1.2.-3"} {
+	for _, bad := range []string{"1", "1.2", "1.2.3.4", "01.2.3", "x.y.z", "", "1.2.3-", "1.2.-3", "1.2.3+",
+		"1.2.3-01", "v1.2", "18446744073709551616.0.0", "1.2.3 4"} {
 		if _, err := Parse(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
+	}
+	v := MustParse(" v18446744073709551615.2.3-rc.1+build.7 ")
+	if v.Major() != 18446744073709551615 || v.Minor() != 2 || v.Patch() != 3 || v.Prerelease() != "rc.1" ||
+		v.String() != "18446744073709551615.2.3-rc.1+build.7" {
+		t.Errorf("parts of %v: %d %d %d %q", v, v.Major(), v.Minor(), v.Patch(), v.Prerelease())
+	}
+	if a, b := MustParse("1.0.0+a"), MustParse("1.0.0+b"); a.Compare(b) != 0 || a.Less(b) || b.Less(a) {
+		t.Errorf("build metadata orders versions: %v vs %v", a, b)
 	}
 }
 
