@@ -39,7 +39,7 @@ func TestStartupAllocations(t *testing.T) {
 	total := 0
 	sc := bufio.NewScanner(&stderr)
 	for sc.Scan() {
-		// init github.com/Masterminds/semver/v3 @5.5 ms, 0.33 ms clock, 200160 bytes, 1266 allocs
+		// init github.com/aws/aws-sdk-go-v2/service/s3/internal/endpoints @5.5 ms, 0.55 ms clock, 93616 bytes, 724 allocs
 		f := strings.Fields(sc.Text())
 		if len(f) < 9 || f[0] != "init" || f[8] != "bytes," {
 			continue

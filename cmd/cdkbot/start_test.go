@@ -11,8 +11,8 @@ import (
 )
 
 // BenchmarkProcess measures whole cdkbot processes as users start them: start-up (`version`)
-// and a diff of the largest real template pair of compat-fixtures, with their peak RSS. Built
-// as releases are (CGO_ENABLED=0, -trimpath).
+// and diffs of two real template pairs of compat-fixtures (one with property changes, the largest),
+// with their peak RSS. Built as releases are (CGO_ENABLED=0, -trimpath).
 func BenchmarkProcess(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "cdkbot")
 	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
@@ -26,6 +26,8 @@ func BenchmarkProcess(b *testing.B) {
 		args []string
 	}{
 		{"version", []string{"version"}},
+		{"diff-pipeline", []string{"diff", filepath.Join(fixtures, "aws-cdk-lib@2.0.0", "pipeline", "Pipeline.template.json"),
+			filepath.Join(fixtures, "aws-cdk-lib@2.276.0", "pipeline", "Pipeline.template.json"), "--format", "json"}},
 		{"diff-large-template", []string{"diff", filepath.Join(fixtures, "aws-cdk-core@1.204.0", "large-template", "Large.template.json"),
 			filepath.Join(fixtures, "aws-cdk-lib@2.276.0", "large-template", "Large.template.json"), "--format", "json"}},
 	} {
