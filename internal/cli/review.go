@@ -421,6 +421,9 @@ func guardBase(dir string) (check func() error, err error) {
 	}, nil
 }
 
+// unvalidated marks a cached assembly synthesized without aws-cdk-lib's template validation.
+const unvalidated = "-unvalidated"
+
 // synthJob is one revision to synthesize: prepared one after the other, run side by side.
 type synthJob struct {
 	name, rev, sha string
@@ -484,13 +487,20 @@ func prepareSynth(repo *gitrepo.Repo, sha, dir, tmp, name string, opts reviewOpt
 	job := &synthJob{name: name, sha: sha, key: hex.EncodeToString(h.Sum(nil))[:32], appRel: appRel}
 	if root := cacheRoot(); root != "" {
 		job.store = filepath.Join(root, "assemblies", job.key)
-		if _, err := os.Stat(filepath.Join(job.store, "manifest.json")); err == nil {
-			if opts.Log != nil {
-				fmt.Fprintf(opts.Log, "cdkbot: %s (%s): reused the assembly synthesized from the same inputs (key %s): none of %s changed\n",
-					name, sha[:12], job.key[:12], describeInputs(appRel, opts.SynthInputs))
+		// A base may reuse an assembly synthesized without template validation; a head may not.
+		candidates := []string{job.store}
+		if name == "base" {
+			candidates = append(candidates, job.store+unvalidated)
+		}
+		for _, c := range candidates {
+			if _, err := os.Stat(filepath.Join(c, "manifest.json")); err == nil {
+				if opts.Log != nil {
+					fmt.Fprintf(opts.Log, "cdkbot: %s (%s): reused the assembly synthesized from the same inputs (key %s): none of %s changed\n",
+						name, sha[:12], job.key[:12], describeInputs(appRel, opts.SynthInputs))
+				}
+				job.cached = c
+				return job, nil
 			}
-			job.cached = job.store
-			return job, nil
 		}
 	}
 	job.inputs = inputs
@@ -567,10 +577,17 @@ func runSynthJobs(jobs []*synthJob, opts reviewOptions) error {
 	logs := newSideLogs(opts.Log, len(jobs) > 1 && limit > 1)
 	var guardErr error
 	for _, j := range jobs {
+		// The base's template-validation findings are about what is merged already; nobody acts
+		// on them. Unless the same synthesis also serves as the head.
+		skipValidation := j.name == "base" && j.also == nil
+		if skipValidation && j.store != "" {
+			j.store += unvalidated
+		}
 		g.Go(func() error {
 			j.err = synth.Run(opts.context(), synth.Options{Dir: j.appDir, Root: j.src, OutDir: j.out, InstallCommand: opts.InstallCommand,
 				SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: nodeModulesCache(),
-				ReadOnlyCache: j.name != "base", Log: logs.side(j.name), User: opts.synthUsers[j.name]})
+				ReadOnlyCache: j.name != "base", Log: logs.side(j.name), User: opts.synthUsers[j.name],
+				SkipTemplateValidation: skipValidation})
 			if j == base && j.err == nil && len(jobs) > 1 {
 				// Fingerprinted as soon as it exists; the head's app may still be running.
 				baseCheck, guardErr = guardBase(j.out)

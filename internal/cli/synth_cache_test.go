@@ -20,7 +20,7 @@ for (const n of names) Resources[n] = { Type: 'AWS::SQS::Queue' };
 fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'manifest.json'), JSON.stringify({ version: '36.0.0', artifacts: { App: {
   type: 'aws:cloudformation:stack', environment: 'aws://123456789012/us-east-1', properties: { templateFile: 'App.template.json' } } } }));
 fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'App.template.json'), JSON.stringify({ Resources }));
-console.log('app ran: ' + names.join(','));
+console.log('app ran: ' + names.join(',') + (process.env.CDK_VALIDATION === 'false' ? ' (unvalidated)' : ''));
 `
 
 func commitFiles(t *testing.T, dir, message string, files map[string]string) string {
@@ -111,6 +111,49 @@ func TestSynthesisIsCachedByWhatItReads(t *testing.T) {
 	if code != ExitVerdict || ran(stderr) != 1 || !strings.Contains(stdout, "[+] create      AWS::SQS::Queue Ledger") {
 		t.Fatalf("shared change: exit %d, %d runs\n%s\n%s", code, ran(stderr), stdout, stderr)
 	}
+}
+
+// The base is synthesized without aws-cdk-lib's template validation (nobody acts on what it finds
+// in merged code), the head with it; so a head never reuses an unvalidated assembly, while a base
+// reuses either, and one synthesis serving both sides is validated.
+func TestOnlyTheHeadIsValidated(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	app := filepath.Join(dir, "infra")
+	runs := func(stderr string) []string {
+		var out []string
+		for _, l := range strings.Split(stderr, "\n") {
+			if strings.HasPrefix(l, "app ran: ") {
+				out = append(out, strings.TrimPrefix(l, "app ran: "))
+			}
+		}
+		return out
+	}
+	review := func(base, head string, want ...string) {
+		t.Helper()
+		code, stdout, stderr := run(t, "review", "--repo", app, "--base", base, "--head", head, "--no-color")
+		if got := runs(stderr); code == ExitUsage || code == ExitFailure || strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Fatalf("review %.7s..%.7s: exit %d, runs %q, want %q\n%s\n%s", base, head, code, got, want, stdout, stderr)
+		}
+	}
+	orders := commitFiles(t, dir, "app", map[string]string{"infra/cdk.json": `{"app": "node app.js"}`, "infra/app.js": stackApp,
+		"infra/resources.txt": "Orders\n"})
+	payments := commitFiles(t, dir, "payments", map[string]string{"infra/resources.txt": "Orders\nPayments\n"})
+	refunds := commitFiles(t, dir, "refunds", map[string]string{"infra/resources.txt": "Orders\nPayments\nRefunds\n"})
+	docs := commitFiles(t, dir, "docs", map[string]string{"README.md": "words"})
+
+	review(orders, payments, "Orders (unvalidated)", "Orders,Payments")
+	review(payments, refunds, "Orders,Payments,Refunds") // the base reuses the head's validated assembly
+	review(refunds, orders, "Orders")                    // the head does not reuse the base's unvalidated one
+	review(docs, refunds)                                // both cached (validated)
+	review(orders, orders)                               // the head's validated Orders serves the base too
+	other := commitFiles(t, dir, "other", map[string]string{"infra/resources.txt": "Ledger\n"})
+	same := commitFiles(t, dir, "same inputs", map[string]string{"README.md": "more words"})
+	review(other, same, "Ledger") // one synthesis for both sides: validated
 }
 
 // rendezvousApp proves that base and head run at the same time without timing anything: each

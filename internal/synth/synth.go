@@ -34,6 +34,11 @@ type Options struct {
 	// scripts wrote must never be what another revision (the base, a deploy) runs.
 	ReadOnlyCache bool
 	Log           io.Writer // progress and the commands' output (nil discards)
+	// SkipTemplateValidation turns off aws-cdk-lib's built-in template validation (CDK_VALIDATION=
+	// false), for a revision whose findings nobody acts on (the base of a review): it is most of
+	// a synthesis (a 9 MB WebAssembly validator). Kept when the app's context makes validation
+	// errors fail the synthesis, so a revision that `cdk synth` refuses is refused here too.
+	SkipTemplateValidation bool
 	// User, when set, is the unprivileged identity install and synthesis run as (cdkbot must be
 	// root): the app then cannot read cdkbot's memory, environment or files, and cannot change
 	// the dependency cache other revisions will use.
@@ -120,10 +125,11 @@ func Run(ctx context.Context, o Options) error {
 	if tc != nil && tc.venv {
 		env = venvEnv(env, o.Dir)
 	}
-	synth, cdkContext, err := appCommand(o.Dir, o.SynthCommand)
+	app, err := readApp(o.Dir, o.SynthCommand)
 	if err != nil {
 		return err
 	}
+	synth := app.command
 	if prog := firstProgram(synth); prog != "" && !lookPath(env, o.Dir, prog) && !shellBuiltin[prog] {
 		language, why := "CDK", "cdk.json"
 		if tc != nil {
@@ -134,8 +140,15 @@ func Run(ctx context.Context, o Options) error {
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return err
 	}
-	ctxJSON, _ := json.Marshal(cdkContext)
+	ctxJSON, _ := json.Marshal(app.context)
 	env = append(env, "CDK_OUTDIR="+o.OutDir, "CDK_CONTEXT_JSON="+string(ctxJSON), "CDK_CLI_ASM_VERSION=", "CI=true")
+	switch {
+	case app.validation != nil && !*app.validation:
+		env = append(env, "CDK_VALIDATION=false") // cdk.json's "validation": false, as the CLI passes it
+	case o.SkipTemplateValidation && !app.validationCanFail():
+		env = append(env, "CDK_VALIDATION=false")
+		fmt.Fprintln(o.Log, "cdkbot: aws-cdk-lib's template validation is off for this revision (CDK_VALIDATION=false)")
+	}
 	fmt.Fprintf(o.Log, "cdkbot: synthesizing with %q\n", synth)
 	if err := run(ctx, "synth", synth, o.Dir, env, o.User, o.Log); err != nil {
 		return err
@@ -211,22 +224,42 @@ func (o Options) installWithCache(ctx context.Context, install, lock string, env
 	return nil
 }
 
-// appCommand reads cdk.json: the app command and the context to pass, merged as the CLI merges
-// it (cdk.context.json, then cdk.json's context), with the CLI's metadata defaults.
-func appCommand(dir, explicit string) (string, map[string]any, error) {
+// appConfig is what cdk.json says about running the app.
+type appConfig struct {
+	command    string
+	context    map[string]any // merged as the CLI merges it, with its metadata defaults
+	validation *bool          // the CLI setting "validation" (false passes CDK_VALIDATION=false)
+}
+
+// validationCanFail reports whether the app's context makes validation findings fail the
+// synthesis (then validation decides whether the revision synthesizes at all).
+func (a appConfig) validationCanFail() bool {
+	for _, k := range []string{"@aws-cdk/core:failSynthOnValidationErrors", "@aws-cdk/core:strictCfnValidateErrors"} {
+		if v, ok := a.context[k].(bool); ok && v {
+			return true
+		}
+	}
+	return false
+}
+
+// readApp reads cdk.json: the app command, the context to pass, merged as the CLI merges it
+// (cdk.context.json, then cdk.json's context), with the CLI's metadata defaults, and the
+// validation setting.
+func readApp(dir, explicit string) (appConfig, error) {
 	ctx := map[string]any{"aws:cdk:enable-path-metadata": true, "aws:cdk:enable-asset-metadata": true, "aws:cdk:version-reporting": true}
 	var cdkJSON struct {
-		App     string         `json:"app"`
-		Context map[string]any `json:"context"`
+		App        string         `json:"app"`
+		Context    map[string]any `json:"context"`
+		Validation *bool          `json:"validation"`
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "cdk.json"))
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(raw, &cdkJSON); err != nil {
-			return "", nil, fmt.Errorf("cdk.json: not valid JSON: %w", err)
+			return appConfig{}, fmt.Errorf("cdk.json: not valid JSON: %w", err)
 		}
 	case !errors.Is(err, os.ErrNotExist):
-		return "", nil, err
+		return appConfig{}, err
 	}
 	if raw, err := os.ReadFile(filepath.Join(dir, "cdk.context.json")); err == nil {
 		var c map[string]any
@@ -244,9 +277,9 @@ func appCommand(dir, explicit string) (string, map[string]any, error) {
 		cmd = cdkJSON.App
 	}
 	if cmd == "" {
-		return "", nil, fmt.Errorf("%s: no cdk.json with an \"app\" command; set the synth command", dir)
+		return appConfig{}, fmt.Errorf("%s: no cdk.json with an \"app\" command; set the synth command", dir)
 	}
-	return cmd, ctx, nil
+	return appConfig{command: cmd, context: ctx, validation: cdkJSON.Validation}, nil
 }
 
 // escapeGrace is how long output may stay open after the app's group is killed.

@@ -25,7 +25,7 @@ fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify({version: '55.0
 fs.writeFileSync(path.join(out, 'seen.json'), JSON.stringify({
   token: process.env.GITHUB_TOKEN || null, secret: process.env.MY_SECRET || null, aws: process.env.AWS_SECRET_ACCESS_KEY || null,
   region: process.env.AWS_REGION || null, flag: ctx['@aws-cdk/core:newStyleStackSynthesis'], pathMeta: ctx['aws:cdk:enable-path-metadata'],
-  lookup: ctx['vpc-provider:account=1'] }));
+  lookup: ctx['vpc-provider:account=1'], validation: process.env.CDK_VALIDATION || null }));
 `
 
 func writeApp(t *testing.T, cdkJSON string) string {
@@ -63,6 +63,45 @@ func TestSynthScrubsSecretsAndPassesContext(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), `synthesizing with "node app.js"`) {
 		t.Errorf("log: %s", log.String())
+	}
+}
+
+// TestTemplateValidation: aws-cdk-lib's built-in validation is turned off only when asked and
+// when it cannot decide whether the revision synthesizes; cdk.json's "validation": false turns
+// it off as the CLI does.
+func TestTemplateValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name, cdkJSON string
+		skip          bool
+		want          any
+	}{
+		{"default", `{"app": "node app.js"}`, false, nil},
+		{"skipped", `{"app": "node app.js"}`, true, "false"},
+		{"cdk.json says no", `{"app": "node app.js", "validation": false}`, false, "false"},
+		{"cdk.json says yes", `{"app": "node app.js", "validation": true}`, false, nil},
+		{"strict errors fail synth", `{"app": "node app.js", "context": {"@aws-cdk/core:strictCfnValidateErrors": true}}`, true, nil},
+		{"validation errors fail synth", `{"app": "node app.js", "context": {"@aws-cdk/core:failSynthOnValidationErrors": true}}`, true, nil},
+		{"strict off", `{"app": "node app.js", "context": {"@aws-cdk/core:strictCfnValidateErrors": false}}`, true, "false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeApp(t, tc.cdkJSON)
+			out := filepath.Join(t.TempDir(), "cdk.out")
+			var log strings.Builder
+			if err := Run(context.Background(), Options{Dir: dir, OutDir: out, Env: os.Environ(), Log: &log, SkipTemplateValidation: tc.skip}); err != nil {
+				t.Fatal(err)
+			}
+			var seen map[string]any
+			b, _ := os.ReadFile(filepath.Join(out, "seen.json"))
+			if err := json.Unmarshal(b, &seen); err != nil {
+				t.Fatal(err)
+			}
+			if seen["validation"] != tc.want {
+				t.Errorf("CDK_VALIDATION = %v, want %v\n%s", seen["validation"], tc.want, log.String())
+			}
+			if said := strings.Contains(log.String(), "template validation is off"); said != (tc.skip && tc.want == "false") {
+				t.Errorf("log says validation is off: %v\n%s", said, log.String())
+			}
+		})
 	}
 }
 
