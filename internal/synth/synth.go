@@ -235,8 +235,15 @@ type appConfig struct {
 // synthesis (then validation decides whether the revision synthesizes at all).
 func (a appConfig) validationCanFail() bool {
 	for _, k := range []string{"@aws-cdk/core:failSynthOnValidationErrors", "@aws-cdk/core:strictCfnValidateErrors"} {
-		if v, ok := a.context[k].(bool); ok && v {
-			return true
+		switch v := a.context[k].(type) {
+		case bool:
+			if v {
+				return true
+			}
+		case string: // -c key=true style values are strings
+			if strings.EqualFold(v, "true") {
+				return true
+			}
 		}
 	}
 	return false
@@ -250,7 +257,7 @@ func readApp(dir, explicit string) (appConfig, error) {
 	var cdkJSON struct {
 		App        string         `json:"app"`
 		Context    map[string]any `json:"context"`
-		Validation *bool          `json:"validation"`
+		Validation any            `json:"validation"` // honoured only as a JSON boolean
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "cdk.json"))
 	switch {
@@ -279,7 +286,11 @@ func readApp(dir, explicit string) (appConfig, error) {
 	if cmd == "" {
 		return appConfig{}, fmt.Errorf("%s: no cdk.json with an \"app\" command; set the synth command", dir)
 	}
-	return appConfig{command: cmd, context: ctx, validation: cdkJSON.Validation}, nil
+	a := appConfig{command: cmd, context: ctx}
+	if v, ok := cdkJSON.Validation.(bool); ok {
+		a.validation = &v
+	}
+	return a, nil
 }
 
 // escapeGrace is how long output may stay open after the app's group is killed.

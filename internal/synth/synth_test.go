@@ -82,6 +82,8 @@ func TestTemplateValidation(t *testing.T) {
 		{"strict errors fail synth", `{"app": "node app.js", "context": {"@aws-cdk/core:strictCfnValidateErrors": true}}`, true, nil},
 		{"validation errors fail synth", `{"app": "node app.js", "context": {"@aws-cdk/core:failSynthOnValidationErrors": true}}`, true, nil},
 		{"strict off", `{"app": "node app.js", "context": {"@aws-cdk/core:strictCfnValidateErrors": false}}`, true, "false"},
+		{"strict as a string", `{"app": "node app.js", "context": {"@aws-cdk/core:strictCfnValidateErrors": "true"}}`, true, nil},
+		{"not a boolean", `{"app": "node app.js", "validation": "no"}`, false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeApp(t, tc.cdkJSON)

@@ -87,8 +87,8 @@ cli_path() { # the CDK CLI path: synth base, synth head, diff the changed stack
   git -C "$repo" archive "$head" infra | tar -x -C "$w/head"
   local start end
   start=$(date +%s%N)
-  (cd "$w/base/infra" && "$cdk" synth -q --no-notices --no-version-reporting -o cdk.out >/dev/null 2>>"$w/synth.log")
-  (cd "$w/head/infra" && "$cdk" synth -q --no-notices --no-version-reporting -o cdk.out >/dev/null 2>>"$w/synth.log")
+  (cd "$w/base/infra" && "$cdk" synth -q --no-notices -o cdk.out >/dev/null 2>>"$w/synth.log")
+  (cd "$w/head/infra" && "$cdk" synth -q --no-notices -o cdk.out >/dev/null 2>>"$w/synth.log")
   (cd "$w/head/infra" && "$cdk" diff --no-notices --exclusively --app cdk.out --template "$w/base/infra/cdk.out/$stack.template.json" "$stack" >"$w/diff.txt" 2>&1 || true)
   end=$(date +%s%N)
   grep -q "$6" "$w/diff.txt" || { echo "cdk diff showed no resource change:" >&2; cat "$w/diff.txt" >&2; exit 1; }
