@@ -27,6 +27,26 @@ func TestJSONKeepsOrderAndNumbers(t *testing.T) {
 	}
 }
 
+// A repeated key keeps its first position and takes its last value (as JSON.parse does), in
+// small objects and in those large enough to be indexed; nested members land in their own parent.
+func TestJSONRepeatedKeysAndNesting(t *testing.T) {
+	v, err := ParseJSON([]byte(`{"a": 1, "b": {"x": [1, {"y": 2}, []], "x": "second"}, "a": 3,
+		"k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k2": "again", "l": [[], [1, [2]], {}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := AsObject(v)
+	if got, want := o.Keys(), []string{"a", "b", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "l"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keys %v, want %v", got, want)
+	}
+	if got, want := JSON(o), `{"a":3,"b":{"x":"second"},"k1":1,"k2":"again","k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"l":[[],[1,[2]],{}]}`; got != want {
+		t.Errorf("JSON %s\nwant %s", got, want)
+	}
+	if k2, _ := o.Get("k2"); k2 != "again" {
+		t.Errorf("indexed lookup of a repeated key: %v", k2)
+	}
+}
+
 func TestYAMLShortForms(t *testing.T) {
 	o, err := Parse([]byte(`
 Resources:

@@ -70,6 +70,10 @@ const maxDepth = 10000
 type jsonParser struct {
 	data []byte
 	pos  int
+	// keys and vals hold the members of the objects and arrays being read, innermost last, so
+	// that each becomes one exact-size allocation when it closes instead of growing as it goes.
+	keys []string
+	vals []any
 }
 
 func (p *jsonParser) fail(msg string) error {
@@ -129,12 +133,12 @@ func (p *jsonParser) literal(word string) error {
 
 func (p *jsonParser) object(depth int) (any, error) {
 	p.pos++ // {
-	o := NewObject()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return o, nil
+		return NewObject(), nil
 	}
+	keys, vals := len(p.keys), len(p.vals)
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -153,7 +157,8 @@ func (p *jsonParser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.Set(k, v)
+		p.keys = append(p.keys, k)
+		p.vals = append(p.vals, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail("")
@@ -163,6 +168,8 @@ func (p *jsonParser) object(depth int) (any, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			o := newObjectOf(p.keys[keys:], p.vals[vals:])
+			p.pop(keys, vals)
 			return o, nil
 		default:
 			return nil, p.fail(fmt.Sprintf("invalid character %q after object value", p.data[p.pos]))
@@ -170,20 +177,27 @@ func (p *jsonParser) object(depth int) (any, error) {
 	}
 }
 
+// pop drops the members of the object or array that just closed from the scratch stacks.
+func (p *jsonParser) pop(keys, vals int) {
+	clear(p.keys[keys:])
+	clear(p.vals[vals:])
+	p.keys, p.vals = p.keys[:keys], p.vals[:vals]
+}
+
 func (p *jsonParser) array(depth int) (any, error) {
 	p.pos++ // [
-	arr := []any{}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return arr, nil
+		return []any{}, nil
 	}
+	mark := len(p.vals)
 	for {
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		arr = append(arr, v)
+		p.vals = append(p.vals, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail("")
@@ -193,6 +207,8 @@ func (p *jsonParser) array(depth int) (any, error) {
 			p.pos++
 		case ']':
 			p.pos++
+			arr := append([]any(nil), p.vals[mark:]...)
+			p.pop(len(p.keys), mark)
 			return arr, nil
 		default:
 			return nil, p.fail(fmt.Sprintf("invalid character %q after array element", p.data[p.pos]))

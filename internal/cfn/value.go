@@ -41,6 +41,27 @@ const indexThreshold = 8
 // NewObject returns an empty object.
 func NewObject() *Object { return &Object{} }
 
+// newObjectOf makes an object of parsed members in one allocation each for keys and values; a
+// repeated key keeps its first position and its last value, as Set does.
+func newObjectOf(keys []string, vals []any) *Object {
+	o := &Object{keys: make([]string, 0, len(keys)), vals: make([]any, 0, len(vals))}
+	if len(keys) > indexThreshold {
+		o.index = make(map[string]int, len(keys))
+	}
+	for i, k := range keys {
+		if j := o.find(k); j >= 0 {
+			o.vals[j] = vals[i]
+			continue
+		}
+		if o.index != nil {
+			o.index[k] = len(o.keys)
+		}
+		o.keys = append(o.keys, k)
+		o.vals = append(o.vals, vals[i])
+	}
+	return o
+}
+
 func (o *Object) find(key string) int {
 	if o.index != nil {
 		if i, ok := o.index[key]; ok {
