@@ -12,10 +12,10 @@ import (
 
 // BenchmarkProcess measures whole cdkbot processes as users start them: start-up (`version`)
 // and diffs of two real template pairs of compat-fixtures (one with property changes, the largest),
-// with their peak RSS. Built as releases are (CGO_ENABLED=0, -trimpath).
+// with their peak RSS. Built as releases are (CGO_ENABLED=0, -trimpath, -s -w).
 func BenchmarkProcess(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "cdkbot")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)

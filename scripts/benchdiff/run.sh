@@ -3,7 +3,7 @@
 # (pinned 2.187.5 with @aws-cdk/aws-service-spec 0.1.216), in one run, on the same inputs:
 #   1. in-process diff of a 500-resource pair (spec loaded)          goal: cdkbot ≥ 50× faster
 #   2. whole processes, 7 runs each (min / median / max, wall and peak RSS), cdkbot built as the
-#      release builds it (CGO_ENABLED=0, -trimpath):
+#      release builds it (CGO_ENABLED=0, -trimpath, -ldflags "-s -w"):
 #      - a real pair with property changes (pipeline, aws-cdk-lib 2.0.0 → 2.276.0): the reference
 #        loads its resource specification, as on the issue's pair     goal: ≥ 50× faster, ≥ 10× less memory
 #      - a small generated pair                                       same goals
@@ -21,9 +21,8 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && echo '{"private":true}' >package.json &&
   npm install --no-audit --no-fund --loglevel=error @aws-cdk/cloudformation-diff@2.187.5 @aws-cdk/aws-service-spec@0.1.216 >/dev/null)
 export NODE_PATH="$tmp/node_modules"
-(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$tmp/cdkbot" ./cmd/cdkbot)
+(cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/cdkbot" ./cmd/cdkbot)
 ours=$(cd "$root" && go run ./scripts/benchdiff -out "$tmp/in")
-ref=$(node "$root/scripts/benchdiff/reference.js" "$tmp/in")
 real_old="$root/compat-fixtures/aws-cdk-core@1.204.0/large-template/Large.template.json"
 real_new="$root/compat-fixtures/aws-cdk-lib@2.276.0/large-template/Large.template.json"
 spec_old="$root/compat-fixtures/aws-cdk-lib@2.0.0/pipeline/Pipeline.template.json"
@@ -54,6 +53,9 @@ PY
   measure cdkbot-assembly "$tmp/cdkbot" diff "$tmp/in/assembly-old" "$tmp/in/assembly-new" --format json
   measure ref-one-stack node "$root/scripts/benchdiff/one.js" "$tmp/in/assembly-old/Stack000.template.json" "$tmp/in/assembly-new/Stack000.template.json"
 } >"$tmp/processes.jsonl"
+# The reference's in-process loops last minutes at full CPU: after the whole-process runs, which
+# want a quiet machine.
+ref=$(node "$root/scripts/benchdiff/reference.js" "$tmp/in")
 
 python3 - "$ours" "$ref" "$tmp/processes.jsonl" <<'PY'
 import json, statistics, sys

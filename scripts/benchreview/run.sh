@@ -22,7 +22,7 @@ echo "installing aws-cdk-lib 2.276.0, constructs 10 and the CDK CLI aws-cdk 2.11
 (cd "$tmp" && mkdir nm && cd nm && echo '{"private":true}' >package.json &&
   npm install --no-audit --no-fund --loglevel=error aws-cdk-lib@2.276.0 constructs@10 aws-cdk@2.1148.1 >/dev/null)
 chmod -R a+rX "$tmp/nm"
-(cd "$root" && CGO_ENABLED=0 go build -trimpath -o "$tmp/cdkbot" ./cmd/cdkbot)
+(cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/cdkbot" ./cmd/cdkbot)
 cdk="$tmp/nm/node_modules/.bin/cdk"
 export CDK_DISABLE_CLI_TELEMETRY=true
 
