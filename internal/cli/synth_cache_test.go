@@ -39,17 +39,24 @@ func commitFiles(t *testing.T, dir, message string, files map[string]string) str
 	return gitRun(t, dir, "rev-parse", "HEAD")
 }
 
-// An assembly is reused while what its synthesis reads is unchanged, whatever else the commits
-// touch; what it reads is exactly what is checked out, so an app that reads more fails loudly
-// until it names those files, instead of being reused stale.
-func TestSynthesisIsCachedByWhatItReads(t *testing.T) {
+// newAppRepo makes an empty repository for an app in its infra/ directory, with a cache of its
+// own; it skips the test without node.
+func newAppRepo(t *testing.T) (dir, app string) {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	dir := t.TempDir()
+	dir = t.TempDir()
 	gitRun(t, dir, "init", "-q", "-b", "main")
-	app := filepath.Join(dir, "infra")
+	return dir, filepath.Join(dir, "infra")
+}
+
+// An assembly is reused while what its synthesis reads is unchanged, whatever else the commits
+// touch; what it reads is exactly what is checked out, so an app that reads more fails loudly
+// until it names those files, instead of being reused stale.
+func TestSynthesisIsCachedByWhatItReads(t *testing.T) {
+	dir, app := newAppRepo(t)
 	base := commitFiles(t, dir, "app", map[string]string{"infra/cdk.json": `{"app": "node app.js"}`, "infra/app.js": stackApp,
 		"infra/resources.txt": "Orders\n", "README.md": "one", "shared/extra.txt": "Audit\n"})
 	docs := commitFiles(t, dir, "docs", map[string]string{"README.md": "two", "shared/extra.txt": "Other\n"})
@@ -117,13 +124,7 @@ func TestSynthesisIsCachedByWhatItReads(t *testing.T) {
 // in merged code), the head with it; so a head never reuses an unvalidated assembly, while a base
 // reuses either, and one synthesis serving both sides is validated.
 func TestOnlyTheHeadIsValidated(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	dir := t.TempDir()
-	gitRun(t, dir, "init", "-q", "-b", "main")
-	app := filepath.Join(dir, "infra")
+	dir, app := newAppRepo(t)
 	runs := func(stderr string) []string {
 		var out []string
 		for _, l := range strings.Split(stderr, "\n") {
