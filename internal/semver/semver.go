@@ -1,7 +1,8 @@
-// Package semver is cdkbot's version arithmetic: SemVer 2.0 versions (validation and ordering come
-// from golang.org/x/mod/semver, which builds nothing at package init), a version-spec grammar with cdkbot's meanings for partial versions,
-// best-match resolution of a wanted version among available ones, and the bump between two
-// versions. It is what compatibility checks and framework/CLI comparisons are built on.
+// Package semver is cdkbot's version arithmetic: SemVer 2.0 versions (validation and ordering
+// come from golang.org/x/mod/semver, which builds nothing at package init), a version-spec grammar
+// with cdkbot's meanings for partial versions, best-match resolution of a wanted version among
+// available ones, and the bump between two versions. It is what compatibility checks and
+// framework/CLI comparisons are built on.
 package semver
 
 import (
