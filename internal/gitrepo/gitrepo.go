@@ -121,6 +121,19 @@ func (r *Repo) commit(rev string) (*object.Commit, error) {
 	return c, nil
 }
 
+// tree is the root tree of revision rev.
+func (r *Repo) tree(rev string) (*object.Tree, error) {
+	c, err := r.commit(rev)
+	if err != nil {
+		return nil, err
+	}
+	return c.Tree()
+}
+
+// cleanPath makes a slash-separated repository path canonical and relative: "" is the root, and
+// ".." cannot climb above it.
+func cleanPath(p string) string { return strings.Trim(path.Clean("/"+p), "/") }
+
 // ErrNoSuchPath means the revision does not contain the requested directory.
 var ErrNoSuchPath = errors.New("no such directory in the revision")
 
@@ -128,15 +141,11 @@ var ErrNoSuchPath = errors.New("no such directory in the revision")
 // dst, which must exist and be empty. Paths are checked so that a crafted tree cannot write
 // outside dst; symlinks are recreated as symlinks.
 func (r *Repo) Materialize(rev, dir, dst string) error {
-	c, err := r.commit(rev)
+	tree, err := r.tree(rev)
 	if err != nil {
 		return err
 	}
-	tree, err := c.Tree()
-	if err != nil {
-		return err
-	}
-	if dir = strings.Trim(path.Clean("/"+dir), "/"); dir != "" {
+	if dir = cleanPath(dir); dir != "" {
 		if tree, err = tree.Tree(dir); err != nil {
 			return fmt.Errorf("%s at %s: %w", dir, rev, ErrNoSuchPath)
 		}
@@ -190,17 +199,13 @@ func writeFile(f *object.File, target string) error {
 // "" for the root) in rev, "" where rev has nothing. Equal ids mean equal contents, whatever
 // else the commits changed: they key what a synthesis reads.
 func (r *Repo) ObjectIDs(rev string, paths []string) ([]string, error) {
-	c, err := r.commit(rev)
-	if err != nil {
-		return nil, err
-	}
-	tree, err := c.Tree()
+	tree, err := r.tree(rev)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		if p = strings.Trim(path.Clean("/"+p), "/"); p == "" {
+		if p = cleanPath(p); p == "" {
 			out[i] = tree.Hash.String()
 		} else if e, err := tree.FindEntry(p); err == nil {
 			out[i] = e.Hash.String()
@@ -212,18 +217,14 @@ func (r *Repo) ObjectIDs(rev string, paths []string) ([]string, error) {
 // MaterializePaths writes the trees and files at paths (slash-separated; those rev lacks are
 // skipped) into dst, each at its own path under dst, as Materialize does for one directory.
 func (r *Repo) MaterializePaths(rev string, paths []string, dst string) error {
-	c, err := r.commit(rev)
-	if err != nil {
-		return err
-	}
-	root, err := c.Tree()
+	root, err := r.tree(rev)
 	if err != nil {
 		return err
 	}
 	var written []string // directories written whole: paths under them are already there
 	clean := make([]string, 0, len(paths))
 	for _, p := range paths {
-		clean = append(clean, strings.Trim(path.Clean("/"+p), "/"))
+		clean = append(clean, cleanPath(p))
 	}
 	slices.Sort(clean)
 	for _, p := range slices.Compact(clean) {
