@@ -79,7 +79,13 @@ func (r *release) count() int {
 	return r.downloads
 }
 
+// newRelease serves a release of three archives and checksums.txt (one archive corrupted when
+// tamper); the tests that install from it skip on Windows.
 func newRelease(t *testing.T, tamper bool) (*release, string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the runner runs install.sh with Git Bash; this test runs it with the host's bash and coreutils")
+	}
 	archives := map[string][]byte{
 		"cdkbot_1.2.3_linux_amd64.tar.gz":  tarGz(t, "cdkbot", fakeBinary),
 		"cdkbot_1.2.3_darwin_arm64.tar.gz": tarGz(t, "cdkbot", fakeBinary),
@@ -121,9 +127,6 @@ func install(t *testing.T, url, version, runnerOS, cache string) (error, string,
 }
 
 func TestInstallVerifiesAndCaches(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the runner runs install.sh with Git Bash; this test runs it with the host's bash and coreutils")
-	}
 	rel, url := newRelease(t, false)
 	cache := t.TempDir()
 	err, out, path, output := install(t, url, "latest", "Linux", cache)
@@ -154,9 +157,6 @@ func TestInstallVerifiesAndCaches(t *testing.T) {
 }
 
 func TestInstallRefusesATamperedArchive(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the runner runs install.sh with Git Bash; this test runs it with the host's bash and coreutils")
-	}
 	_, url := newRelease(t, true)
 	cache := t.TempDir()
 	err, out, path, _ := install(t, url, "1.2.3", "Linux", cache)
