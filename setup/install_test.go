@@ -79,8 +79,8 @@ func (r *release) count() int {
 	return r.downloads
 }
 
-// newRelease serves a release of three archives and checksums.txt (one archive corrupted when
-// tamper); the tests that install from it skip on Windows.
+// newRelease serves a release of three archives and checksums.txt (with tamper, every archive
+// differs from its checksum); the tests that install from it skip on Windows.
 func newRelease(t *testing.T, tamper bool) (*release, string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
