@@ -11,13 +11,12 @@ package action
 
 import (
 	"context"
-	"errors"
 
 	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
+	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
-	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
 )
 
@@ -117,16 +116,13 @@ type Deployer interface {
 	// Policy is the configuration file's aspects: where they mutate a template, the mutated
 	// template is what the review hashed and what deploys.
 	Policy() (*aspects.Config, error)
-	// Deploy publishes and deploys; approved lifts require-approval. The report is there
-	// whenever anything was attempted, also with the error.
-	Deploy(ctx context.Context, a *assembly.Assembly, approved bool, onPlan func(*deployplan.Plan)) (*render.DeployReport, error)
+	// Deploy publishes and deploys a, with templates (the policy-mutated ones, by qualified
+	// stack id) in place of the assembly's own; approved lifts require-approval. The report is
+	// there whenever anything was attempted, also with the error.
+	Deploy(ctx context.Context, a *assembly.Assembly, templates map[string][]byte, approved bool,
+		onPlan func(*deployplan.Plan)) (*deployplan.Report, error)
 }
 
 // ErrBlocked is a negative verdict the flow has already explained (a failing gate, a refused
 // deploy): the job fails without more words.
-var ErrBlocked = errors.New("blocked")
-
-// InputError is an event or input the flow cannot act on.
-type InputError struct{ Msg string }
-
-func (e *InputError) Error() string { return e.Msg }
+var ErrBlocked = failure.Blocked

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cdkbot/cdkbot/internal/githubapi"
+	"github.com/cdkbot/cdkbot/internal/pullrequest"
 	"github.com/cdkbot/cdkbot/internal/review"
 )
 
@@ -45,28 +46,28 @@ func (f *fakePulls) Permission(_ context.Context, login string) (string, error) 
 const label = "cdkbot/approve-destructive"
 
 func TestApprovals(t *testing.T) {
-	pr := PullRequestFacts{Number: 1, Author: "dev", HeadSHA: "h2", Labels: []string{label}}
+	pr := pullrequest.Facts{Number: 1, Author: "dev", HeadSHA: "h2", Labels: []string{label}}
 	perms := map[string]string{"dev": "admin", "bob": "write", "carol": "maintain", "eve": "read", "triager": "triage"}
 	for _, c := range []struct {
 		name    string
 		rule    ApprovalRule
-		pr      PullRequestFacts
+		pr      pullrequest.Facts
 		events  []githubapi.LabelEvent
 		reviews []githubapi.Review
 		permErr error
 		want    string // approvals
 		ignored string // a fragment of the reasons, when nothing approves
 	}{
-		{"no label, nobody asked", ApproveByLabel, PullRequestFacts{Number: 1, Author: "dev"}, nil, nil, nil, "[]", ""},
+		{"no label, nobody asked", ApproveByLabel, pullrequest.Facts{Number: 1, Author: "dev"}, nil, nil, nil, "[]", ""},
 		{"a maintainer's label", ApproveByLabel, pr, []githubapi.LabelEvent{{Label: label, Actor: "carol"}}, nil, nil, "[{carol label " + label + "}]", ""},
 		{"the author's label", ApproveByLabel, pr, []githubapi.LabelEvent{{Label: label, Actor: "dev"}}, nil, nil, "[]", "dev is the pull request's author"},
-		{"the author's bot-suffixed login", ApproveByLabel, PullRequestFacts{Number: 1, Author: "renovate[bot]", Labels: []string{label}},
+		{"the author's bot-suffixed login", ApproveByLabel, pullrequest.Facts{Number: 1, Author: "renovate[bot]", Labels: []string{label}},
 			[]githubapi.LabelEvent{{Label: label, Actor: "renovate"}}, nil, nil, "[]", "author"},
 		{"read access", ApproveByLabel, pr, []githubapi.LabelEvent{{Label: label, Actor: "eve"}}, nil, nil, "[]", "eve has read access"},
 		{"triage is not write", ApproveByLabel, pr, []githubapi.LabelEvent{{Label: label, Actor: "triager"}}, nil, nil, "[]", "triage access"},
 		{"another label", ApproveByLabel, pr, []githubapi.LabelEvent{{Label: "docs", Actor: "bob"}}, nil, nil, "[]", ""},
 		{"permissions unknown: fail closed", ApproveByLabel, pr, []githubapi.LabelEvent{{Label: label, Actor: "bob"}}, nil, errors.New("502"), "[]", "could not read"},
-		{"the label rule ignores reviews", ApproveByLabel, PullRequestFacts{Number: 1, Author: "dev", HeadSHA: "h2"}, nil,
+		{"the label rule ignores reviews", ApproveByLabel, pullrequest.Facts{Number: 1, Author: "dev", HeadSHA: "h2"}, nil,
 			[]githubapi.Review{{User: "bob", State: "APPROVED", CommitID: "h2"}}, nil, "[]", ""},
 		{"an approving review of the head", ApproveByReview, pr, []githubapi.LabelEvent{{Label: label, Actor: "carol"}},
 			[]githubapi.Review{{User: "bob", State: "APPROVED", CommitID: "h2"}}, nil, "[{bob approving review}]", ""},
@@ -109,7 +110,7 @@ func (g fakeGit) MergeBase(a, b string) (string, error) {
 
 func TestRevisions(t *testing.T) {
 	git := fakeGit{"merge": {"main2", "head"}, "head": {"root"}, "main2": {"root"}, "stale": {"main1", "old-head"}, "main1": {"root"}}
-	pr := PullRequest{Number: 42, HeadSHA: "head", BaseSHA: "main1"}
+	pr := pullrequest.Facts{Number: 42, HeadSHA: "head", BaseSHA: "main1"}
 	for _, c := range []struct {
 		name, event, checkedOut, mergeCommit string
 		want                                 string // base head merge

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cdkbot/cdkbot/internal/commitid"
+	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
+	"github.com/cdkbot/cdkbot/internal/pullrequest"
 	"github.com/cdkbot/cdkbot/internal/review"
 )
 
@@ -28,22 +31,14 @@ func ParseApprovalRule(s string) (ApprovalRule, error) {
 	case ApproveByLabel, ApproveByReview, ApproveByLabelOrReview:
 		return r, nil
 	}
-	return "", &InputError{Msg: fmt.Sprintf("input approval is %q: use label, review or label-or-review", s)}
-}
-
-// PullRequestFacts is what the approval rule looks at.
-type PullRequestFacts struct {
-	Number  int
-	Author  string
-	HeadSHA string
-	Labels  []string
+	return "", failure.Inputf("input approval is %q: use label, review or label-or-review", s)
 }
 
 // approvals finds who approved pull request pr under rule. ignored says, one line each, which
 // would-be approvals did not count and why, so the comment can tell the author. When GitHub
 // cannot say who applied a label or what access they have, that approval does not count (fail
 // closed) and ignored says so.
-func approvals(ctx context.Context, gh PullRequests, rule ApprovalRule, label string, pr PullRequestFacts) (out []review.Approval, ignored []string) {
+func approvals(ctx context.Context, gh PullRequests, rule ApprovalRule, label string, pr pullrequest.Facts) (out []review.Approval, ignored []string) {
 	writers := map[string]bool{}
 	canWrite := func(login string) (bool, string) {
 		if ok, seen := writers[login]; seen {
@@ -110,7 +105,7 @@ func approvals(ctx context.Context, gh PullRequests, rule ApprovalRule, label st
 			switch {
 			case r.State != "APPROVED":
 			case pr.HeadSHA != "" && r.CommitID != "" && r.CommitID != pr.HeadSHA:
-				ignored = append(ignored, fmt.Sprintf("%s approved %s, not the head %s: approve again", u, shortSHA(r.CommitID), shortSHA(pr.HeadSHA)))
+				ignored = append(ignored, fmt.Sprintf("%s approved %s, not the head %s: approve again", u, commitid.Short(r.CommitID, commitid.GitHub), commitid.Short(pr.HeadSHA, commitid.GitHub)))
 			default:
 				consider(u, "approving review")
 			}
@@ -120,11 +115,4 @@ func approvals(ctx context.Context, gh PullRequests, rule ApprovalRule, label st
 		return out, nil // approved: what did not count no longer matters
 	}
 	return out, ignored
-}
-
-func shortSHA(s string) string {
-	if len(s) > 7 {
-		return s[:7]
-	}
-	return s
 }

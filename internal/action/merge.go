@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/commitid"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
+	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
@@ -45,7 +46,7 @@ func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
 	}
 	m := &merge{d: d, in: in}
 	m.prs = m.mergedPullRequests(ctx)
-	rep := &render.DeployReport{Key: "deploy/" + in.Key, Revision: in.After, RunURL: in.RunURL, ShowOutputs: in.ShowOutputs}
+	rep := &deployplan.Report{Key: "deploy/" + in.Key, Revision: in.After, RunURL: in.RunURL, ShowOutputs: in.ShowOutputs}
 	// Whatever stops the deploy before it starts is reported like a failed deploy: on the pull
 	// requests and in the failure issue, not only in the log.
 	stopped := func(err error) error {
@@ -62,7 +63,13 @@ func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
 	if err != nil {
 		return stopped(err)
 	}
-	if rep.Unreviewed, err = m.unreviewed(ctx, a, policy); err != nil {
+	// The templates that deploy, policy applied once: what is compared with the reviews is
+	// what deploys.
+	templates, err := review.MutatedTemplates(a, policy, nil)
+	if err != nil {
+		return stopped(failure.InputErr(err))
+	}
+	if rep.Unreviewed, err = m.unreviewed(ctx, a, templates); err != nil {
 		return stopped(err)
 	}
 	for _, u := range rep.Unreviewed {
@@ -83,7 +90,7 @@ func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
 	if requireApproval == "broadening" {
 		approved = m.approved(ctx)
 	}
-	res, err := d.Deployer.Deploy(ctx, a, approved, func(p *deployplan.Plan) { m.openDeployments(ctx, p) })
+	res, err := d.Deployer.Deploy(ctx, a, templates, approved, func(p *deployplan.Plan) { m.openDeployments(ctx, p) })
 	if res != nil {
 		rep.Outcomes = res.Outcomes
 	}
@@ -112,7 +119,7 @@ func (m *merge) mergedPullRequests(ctx context.Context) []githubapi.MergedPullRe
 		nums = append(nums, "#"+strconv.Itoa(pr.Number))
 	}
 	if len(nums) > 0 {
-		m.d.Runner.Notice("cdkbot: deploying %s, merged by %s", shortSHA(m.in.After), strings.Join(nums, ", "))
+		m.d.Runner.Notice("cdkbot: deploying %s, merged by %s", commitid.Short(m.in.After, commitid.GitHub), strings.Join(nums, ", "))
 	}
 	return prs
 }
@@ -125,7 +132,7 @@ func (m *merge) approved(ctx context.Context) bool {
 	}
 	for _, pr := range m.prs {
 		got, ignored := approvals(ctx, m.d.GitHub, m.in.Gate.Approval, m.in.Gate.label(),
-			PullRequestFacts{Number: pr.Number, Author: pr.Author, HeadSHA: pr.HeadSHA, Labels: pr.Labels})
+			pr.Facts)
 		for _, why := range ignored {
 			m.d.Runner.Warning("cdkbot: require-approval broadening, #%d: %s", pr.Number, why)
 		}
@@ -137,17 +144,17 @@ func (m *merge) approved(ctx context.Context) bool {
 	return true
 }
 
-// unreviewed compares the templates about to deploy (policy-mutated where the policy changes
-// them, as the review hashed them) with the newest review marker on each merged pull request,
+// unreviewed compares the templates about to deploy (templates: policy-mutated where the policy
+// changes them, as the review hashed them) with the newest review marker on each merged pull request,
 // written by the token's own identity (anyone can paste a marker). With several pull requests
 // a stack counts as reviewed when any review saw its template.
-func (m *merge) unreviewed(ctx context.Context, a *assembly.Assembly, policy *aspects.Config) ([]string, error) {
-	deploying, err := review.TemplateHashes(a, policy)
+func (m *merge) unreviewed(ctx context.Context, a *assembly.Assembly, templates map[string][]byte) ([]string, error) {
+	deploying, err := review.HashTemplates(a, templates)
 	if err != nil {
-		return nil, &InputError{Msg: err.Error()}
+		return nil, failure.InputErr(err)
 	}
 	if len(m.prs) == 0 {
-		return []string{fmt.Sprintf("%s was pushed without a merged pull request: no review saw it", shortSHA(m.in.After))}, nil
+		return []string{fmt.Sprintf("%s was pushed without a merged pull request: no review saw it", commitid.Short(m.in.After, commitid.GitHub))}, nil
 	}
 	seen := map[string]bool{}
 	var lines []string
@@ -168,9 +175,9 @@ func (m *merge) unreviewed(ctx context.Context, a *assembly.Assembly, policy *as
 			lines = append(lines, fmt.Sprintf("#%d was reviewed in a fork's workflow, whose report cdkbot cannot verify", pr.Number))
 			continue
 		}
-		where := fmt.Sprintf("#%d at %s", pr.Number, shortSHA(mk.HeadSHA))
+		where := fmt.Sprintf("#%d at %s", pr.Number, commitid.Short(mk.HeadSHA, commitid.GitHub))
 		if mk.HeadSHA != "" && pr.HeadSHA != "" && mk.HeadSHA != pr.HeadSHA {
-			lines = append(lines, fmt.Sprintf("#%d merged %s, but its review is of %s", pr.Number, shortSHA(pr.HeadSHA), shortSHA(mk.HeadSHA)))
+			lines = append(lines, fmt.Sprintf("#%d merged %s, but its review is of %s", pr.Number, commitid.Short(pr.HeadSHA, commitid.GitHub), commitid.Short(mk.HeadSHA, commitid.GitHub)))
 		}
 		for id, h := range deploying {
 			if mk.Templates[id] == h {
@@ -191,7 +198,7 @@ func (m *merge) openDeployments(ctx context.Context, p *deployplan.Plan) {
 		if _, ok := m.deployments[env]; ok {
 			continue
 		}
-		id, err := m.d.GitHub.CreateDeployment(ctx, m.in.After, env, "cdkbot deploy of "+shortSHA(m.in.After))
+		id, err := m.d.GitHub.CreateDeployment(ctx, m.in.After, env, "cdkbot deploy of "+commitid.Short(m.in.After, commitid.GitHub))
 		if err != nil {
 			m.warn("could not create the GitHub deployment of "+env, err)
 			m.deployments[env] = 0
@@ -211,7 +218,7 @@ func githubEnvironment(env string) string {
 }
 
 // finish reports the result everywhere it belongs.
-func (m *merge) finish(ctx context.Context, rep *render.DeployReport, failed bool) {
+func (m *merge) finish(ctx context.Context, rep *deployplan.Report, failed bool) {
 	failedEnv := map[string]bool{}
 	for _, o := range rep.Outcomes {
 		if !o.Result.OK() {

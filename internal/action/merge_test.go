@@ -20,17 +20,20 @@ import (
 
 // fakeDeployer records what the flow asked of it.
 type fakeDeployer struct {
-	a        *assembly.Assembly
-	require  string
-	approved []bool
+	a         *assembly.Assembly
+	require   string
+	policy    *aspects.Config
+	approved  []bool
+	templates []map[string][]byte // what each Deploy was given to deploy
 }
 
 func (f *fakeDeployer) Assembly(context.Context) (*assembly.Assembly, error) { return f.a, nil }
 func (f *fakeDeployer) RequireApproval() (string, error)                     { return f.require, nil }
-func (f *fakeDeployer) Policy() (*aspects.Config, error)                     { return nil, nil }
-func (f *fakeDeployer) Deploy(_ context.Context, _ *assembly.Assembly, approved bool, _ func(*deployplan.Plan)) (*render.DeployReport, error) {
+func (f *fakeDeployer) Policy() (*aspects.Config, error)                     { return f.policy, nil }
+func (f *fakeDeployer) Deploy(_ context.Context, _ *assembly.Assembly, templates map[string][]byte, approved bool, _ func(*deployplan.Plan)) (*deployplan.Report, error) {
 	f.approved = append(f.approved, approved)
-	return &render.DeployReport{}, nil
+	f.templates = append(f.templates, templates)
+	return &deployplan.Report{}, nil
 }
 
 // require-approval: broadening takes the review's approval rule: the merged pull request's
@@ -98,5 +101,52 @@ func TestForkReviewIsNotTakenAsReviewed(t *testing.T) {
 		Commits: []string{"c1"}, Key: "cdk/review/.", OnUnreviewed: "refuse"})
 	if !errors.Is(err, ErrBlocked) || !r.has("#7 was reviewed in a fork's workflow, whose report cdkbot cannot verify") || len(dep.approved) != 0 {
 		t.Errorf("%v\n%s", err, r)
+	}
+}
+
+// The policy is applied once per deploy: the templates the merge compares with the review's
+// hashes are the ones it hands to the deployer, mutations included, so what deploys is what
+// was compared.
+func TestDeployGetsTheTemplatesItCompared(t *testing.T) {
+	dir := "../cli/demo/after"
+	a, err := assembly.Load(os.DirFS(dir), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, _, err := aspects.Load(".cdkbot.yml", []byte("aspects:\n  - use: tags\n    with: { tags: { team: payments } }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mutated, err := review.MutatedTemplates(a, policy, nil)
+	if err != nil || len(mutated) == 0 {
+		t.Fatalf("the tags aspect mutates nothing here (%v): the test proves nothing", err)
+	}
+	hashes, _ := review.TemplateHashes(a, policy)
+	srv := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{"ghs_app": ghserver.AppToken}})
+	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t", MergedAt: "2026-11-20T10:00:00Z"}
+	srv.CommitPulls["c1"] = []int{7}
+	srv.Add(7, "cdk-deployer[bot]", render.MarkerComment(&review.Report{Key: "cdk/review/.", HeadSHA: "h7", TemplateHash: hashes}))
+	gh, err := githubapi.New(githubapi.Options{Token: "ghs_app", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := &fakeDeployer{a: a, require: "never", policy: policy}
+	r := &recorder{}
+	err = DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, Merge{Branch: "main", DefaultBranch: "main",
+		After: "c1", Commits: []string{"c1"}, Key: "cdk/review/.", OnUnreviewed: "refuse", Gate: Gate{Approval: ApproveByLabel}})
+	if err != nil || r.has("not as reviewed") {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	if len(dep.templates) != 1 {
+		t.Fatalf("deployed %d times", len(dep.templates))
+	}
+	got := dep.templates[0]
+	if len(got) != len(mutated) {
+		t.Errorf("the deployer was given %d mutated templates, the policy mutates %d", len(got), len(mutated))
+	}
+	for id, body := range mutated {
+		if string(got[id]) != string(body) {
+			t.Errorf("%s: the deployer was not given the template the review's hash was compared with", id)
+		}
 	}
 }

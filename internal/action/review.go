@@ -10,8 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cdkbot/cdkbot/internal/commitid"
+	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/ghaction"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
+	"github.com/cdkbot/cdkbot/internal/pullrequest"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
 )
@@ -67,22 +70,11 @@ func (g Gate) label() string {
 // PullRequestReview is one review of a pull request.
 type PullRequestReview struct {
 	Event      string // pull_request, pull_request_review, pull_request_target, issue_comment
-	PR         PullRequest
+	PR         pullrequest.Facts
 	CheckedOut string // GITHUB_SHA: on pull_request, GitHub's test merge commit
 	Key        string
 	Comment    string // "" keeps one sticky comment; "new" writes a new one each run; "off" none
 	Gate       Gate
-}
-
-// PullRequest is the pull request under review.
-type PullRequest struct {
-	Number         int
-	Author         string
-	HeadSHA        string
-	BaseSHA        string
-	MergeCommitSHA string
-	Labels         []string
-	Fork           bool
 }
 
 // checkoutEvent is true for the events whose job runs with the pull request's test merge commit
@@ -119,7 +111,7 @@ func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error 
 	}
 	var ignored []string
 	req.Approvals, ignored = approvals(ctx, d.GitHub, in.Gate.Approval, in.Gate.label(),
-		PullRequestFacts{Number: in.PR.Number, Author: in.PR.Author, HeadSHA: in.PR.HeadSHA, Labels: in.PR.Labels})
+		in.PR)
 	req.Notes = append(req.Notes, ignored...)
 	rep, err := d.Reviewer.Review(ctx, req)
 	if err != nil {
@@ -187,11 +179,11 @@ func revisions(git Git, in PullRequestReview) (base, head, merge, note string, e
 	}
 	mb, err := git.MergeBase(in.PR.BaseSHA, in.PR.HeadSHA)
 	if err != nil {
-		return "", "", "", "", &InputError{Msg: fmt.Sprintf("cannot tell what pull request #%d changes: %v", in.PR.Number, err)}
+		return "", "", "", "", failure.Inputf("cannot tell what pull request #%d changes: %v", in.PR.Number, err)
 	}
 	note = fmt.Sprintf("There is no test merge commit of this pull request to review (it cannot merge as it is, or the checkout is not refs/pull/%d/merge), "+
 		"so this review compares the head %s with the merge base %s: what the base branch gained since then is not part of it.",
-		in.PR.Number, shortSHA(in.PR.HeadSHA), shortSHA(mb))
+		in.PR.Number, commitid.Short(in.PR.HeadSHA, commitid.GitHub), commitid.Short(mb, commitid.GitHub))
 	return mb, in.PR.HeadSHA, "", note, nil
 }
 
@@ -323,9 +315,9 @@ func ReviewCommand(ctx context.Context, d Deps, body string, number int, in Pull
 	if err != nil {
 		return err
 	}
-	in.PR = PullRequest{Number: pr.Number, Author: pr.Author, HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA, Labels: pr.Labels, Fork: pr.Fork}
-	if pr.Mergeable != nil && *pr.Mergeable {
-		in.PR.MergeCommitSHA = pr.MergeCommitSHA
+	in.PR = pr.Facts
+	if pr.Mergeable == nil || !*pr.Mergeable {
+		in.PR.MergeCommitSHA = "" // GitHub's test merge commit is stale or absent
 	}
 	in.Event = "issue_comment"
 	return ReviewPullRequest(ctx, d, in)
@@ -359,7 +351,7 @@ func ReviewMergeGroup(ctx context.Context, d Deps, in MergeGroupReview) error {
 		} else {
 			var ignored []string
 			req.Approvals, ignored = approvals(ctx, d.GitHub, in.Gate.Approval, in.Gate.label(),
-				PullRequestFacts{Number: pr.Number, Author: pr.Author, HeadSHA: pr.HeadSHA, Labels: pr.Labels})
+				pr.Facts)
 			req.Notes = append(req.Notes, ignored...)
 		}
 	}
@@ -407,20 +399,20 @@ func PostSavedReport(ctx context.Context, d Deps, r SavedReport, run ghaction.Wo
 	}
 	switch {
 	case number == 0:
-		return &InputError{Msg: fmt.Sprintf("no open pull request has the triggering run's head %s: nothing posted", shortSHA(run.HeadSHA))}
+		return failure.Inputf("no open pull request has the triggering run's head %s: nothing posted", commitid.Short(run.HeadSHA, commitid.GitHub))
 	case r.PullRequest != number:
-		return &InputError{Msg: fmt.Sprintf("the report names pull request #%d, but the triggering run is of #%d: nothing posted", r.PullRequest, number)}
+		return failure.Inputf("the report names pull request #%d, but the triggering run is of #%d: nothing posted", r.PullRequest, number)
 	}
 	if m, ok := render.ParseMarker(r.Comment); !ok || m.HeadSHA != run.HeadSHA {
-		return &InputError{Msg: fmt.Sprintf("the report is not of the triggering run's head %s: nothing posted", shortSHA(run.HeadSHA))}
+		return failure.Inputf("the report is not of the triggering run's head %s: nothing posted", commitid.Short(run.HeadSHA, commitid.GitHub))
 	}
 	key := r.Key
 	if len(key) > 200 || strings.ContainsAny(key, "\n\r<>") {
-		return &InputError{Msg: "the report's key is not one cdkbot writes: nothing posted"}
+		return failure.Inputf("the report's key is not one cdkbot writes: nothing posted")
 	}
 	var body bytes.Buffer
 	if err := render.ForkReviewMarkdown(&body, r.Review, key, run.HeadSHA, render.GitHubCommentLimit-1024); err != nil {
-		return &InputError{Msg: err.Error()}
+		return failure.InputErr(err)
 	}
 	res, err := d.GitHub.UpsertComment(ctx, number, body.String(), func(b string) bool {
 		k, ok := render.MarkerKey(b)

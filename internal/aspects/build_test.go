@@ -24,6 +24,7 @@ func loadApp(t *testing.T, dir string) *App {
 
 // Every compat fixture builds into a tree where every template resource has exactly one node.
 func TestBuildEveryFixture(t *testing.T) {
+	t.Parallel()
 	manifests, _ := filepath.Glob("../../compat-fixtures/*@*/*/manifest.json")
 	if len(manifests) < 20 {
 		t.Fatalf("%d fixtures", len(manifests))
@@ -53,6 +54,7 @@ func TestBuildEveryFixture(t *testing.T) {
 }
 
 func TestTreeThatDoesNotMatchTheTemplates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := "../../compat-fixtures/aws-cdk-lib@2.276.0/multi-env"
 	entries, _ := os.ReadDir(src)

@@ -12,7 +12,7 @@ const shop = "../cli/demo/after"
 
 func runConfig(t *testing.T, dir, yml string) (*App, *Report) {
 	t.Helper()
-	cfg, err := ParseConfig(".cdkbot.yml", []byte(yml))
+	cfg, _, err := Load(".cdkbot.yml", []byte(yml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +37,7 @@ func violations(rep *Report, rule string) []Violation {
 // require-tags after tags passes whatever the order in the configuration file, and fails when
 // tags is given a priority above 1000 (it then runs after the check).
 func TestTagsBeforeRequireTags(t *testing.T) {
+	t.Parallel()
 	for name, yml := range map[string]string{
 		"tags first":  "aspects:\n  - use: tags\n    with: { tags: { team: core } }\n  - use: require-tags\n    with: { keys: [team] }\n",
 		"check first": "aspects:\n  - use: require-tags\n    with: { keys: [team] }\n  - use: tags\n    with: { tags: { team: core } }\n",
@@ -56,6 +57,7 @@ func TestTagsBeforeRequireTags(t *testing.T) {
 }
 
 func TestAccessLogBucketIsTaggedWithStabilizationOnly(t *testing.T) {
+	t.Parallel()
 	const yml = "aspects:\n  - use: tags\n    with: { tags: { team: core } }\n  - use: bucket-access-logging\n"
 	for _, stabilize := range []bool{true, false} {
 		cfgText := yml
@@ -79,6 +81,7 @@ func TestAccessLogBucketIsTaggedWithStabilizationOnly(t *testing.T) {
 }
 
 func TestReadOnlyRulesOnARealApp(t *testing.T) {
+	t.Parallel()
 	_, rep := runConfig(t, shop, `aspects:
   - use: require-encryption
   - use: require-bucket-versioning
@@ -114,6 +117,7 @@ func TestReadOnlyRulesOnARealApp(t *testing.T) {
 }
 
 func TestWildcardIAMAndSuppressions(t *testing.T) {
+	t.Parallel()
 	root := &Node{}
 	stack := newStack(t, root, "S")
 	doc, _ := cfn.ParseJSON([]byte(`{"PolicyName": "p", "Roles": ["r"], "PolicyDocument": {"Statement": [
@@ -123,7 +127,7 @@ func TestWildcardIAMAndSuppressions(t *testing.T) {
 	quiet := must(stack.AddResource("Quiet", "Quiet", "AWS::IAM::Policy", cfn.AsObject(cfn.Clone(doc))))
 	meta, _ := cfn.ParseJSON([]byte(`{"cdkbot": {"suppress": [{"rule": "no-wildcard-iam", "reason": "break-glass role, reviewed by security"}]}}`))
 	quiet.Resource.Set("Metadata", meta)
-	cfg, err := ParseConfig("c.yml", []byte("aspects:\n  - use: no-wildcard-iam\n"))
+	cfg, _, err := Load("c.yml", []byte("aspects:\n  - use: no-wildcard-iam\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +149,7 @@ func TestWildcardIAMAndSuppressions(t *testing.T) {
 	if admin != 2 || quietOnes != 2 || !rep.Failed() {
 		t.Errorf("admin %d, suppressed %d: %+v", admin, quietOnes, rep.Violations)
 	}
-	cfg, _ = ParseConfig("c.yml", []byte("aspects:\n  - use: no-wildcard-iam\nsuppress:\n  - rule: no-wildcard-iam\n    path: S/*\n    reason: sandbox account\n"))
+	cfg, _, _ = Load("c.yml", []byte("aspects:\n  - use: no-wildcard-iam\nsuppress:\n  - rule: no-wildcard-iam\n    path: S/*\n    reason: sandbox account\n"))
 	for _, n := range root.Children[0].Children {
 		n.local = nil
 	}
@@ -157,6 +161,7 @@ func TestWildcardIAMAndSuppressions(t *testing.T) {
 }
 
 func TestNoConfigChangesNothing(t *testing.T) {
+	t.Parallel()
 	app, rep := runConfig(t, shop, "")
 	if len(app.ChangedTemplates()) != 0 || len(rep.Mutations) != 0 || len(rep.Violations) != 0 {
 		t.Errorf("an empty configuration must change and report nothing: %+v", rep)
@@ -164,6 +169,7 @@ func TestNoConfigChangesNothing(t *testing.T) {
 }
 
 func TestBadConfigs(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct{ yml, want string }{
 		"unknown aspect":      {"aspects:\n  - use: no-fun\n", `line 2: aspects[0]: unknown aspect "no-fun"; known aspects: block-public-buckets`},
 		"negative priority":   {"aspects:\n  - use: tags\n    priority: -5\n    with: { tags: { a: b } }\n", "priority -5 is negative"},
@@ -175,7 +181,7 @@ func TestBadConfigs(t *testing.T) {
 		"no reason":           {"aspects: []\nsuppress:\n  - rule: require-tags\n    path: Prod/**\n", "has no reason; a reason is required"},
 		"bad severity":        {"aspects:\n  - use: retain-stateful\n    severity: fatal\n", `severity "fatal" is not error or warning`},
 	} {
-		_, err := ParseConfig(".cdkbot.yml", []byte(tc.yml))
+		_, _, err := Load(".cdkbot.yml", []byte(tc.yml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), ".cdkbot.yml") {
 			t.Errorf("%s: %v, want %q", name, err, tc.want)
 		}
@@ -183,6 +189,7 @@ func TestBadConfigs(t *testing.T) {
 }
 
 func TestMatchPath(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		glob, path string
 		want       bool
@@ -196,6 +203,7 @@ func TestMatchPath(t *testing.T) {
 
 // Every built-in runs over every compat fixture without error, on frameworks from 1.20 to today.
 func TestAllBuiltinsOnEveryFixture(t *testing.T) {
+	t.Parallel()
 	all := `aspects:
   - use: tags
     with: { tags: { team: core } }
@@ -221,6 +229,7 @@ func TestAllBuiltinsOnEveryFixture(t *testing.T) {
 }
 
 func TestScopeLimitsAnAspect(t *testing.T) {
+	t.Parallel()
 	_, rep := runConfig(t, shop, "aspects:\n  - use: tags\n    scope: ShopData/**\n    with: { tags: { team: data } }\n")
 	if len(rep.Mutations) == 0 {
 		t.Fatal("nothing tagged")
@@ -235,6 +244,7 @@ func TestScopeLimitsAnAspect(t *testing.T) {
 // no-open-ingress: the shop's HTTPS rule from anywhere passes by default (a web port) and is
 // caught when only port 80 may face the internet; the internal rule never is.
 func TestOpenIngressRule(t *testing.T) {
+	t.Parallel()
 	_, rep := runConfig(t, shop, "aspects:\n  - use: no-open-ingress\n")
 	if v := violations(rep, "no-open-ingress"); len(v) != 0 {
 		t.Errorf("default allows 80 and 443: %+v", v)

@@ -9,137 +9,56 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/cdkbot/cdkbot/internal/config"
 )
 
-// Config is the policy configuration (.cdkbot.yml): which aspects run, with what options,
-// priorities, severities and scopes, and which findings are suppressed.
+// Config is the policy of a .cdkbot.yml, checked against the built-in aspects: which aspects run,
+// with what options, priorities, severities and scopes, and which findings are suppressed. Load
+// makes one from the file's bytes, NewConfig from a parsed file; the zero value runs nothing.
 type Config struct {
-	Aspects       []AspectConfig `yaml:"aspects"`
-	Stabilization *bool          `yaml:"stabilization"`
-	Suppress      []Suppression  `yaml:"suppress"`
-	// Deploy is the file's deploy section, which `cdkbot deploy` reads (deployplan.ParseSettings);
-	// it is accepted here so one file configures both.
-	Deploy yaml.Node `yaml:"deploy"`
-}
-
-// AspectConfig configures one built-in aspect.
-type AspectConfig struct {
-	Use      string    `yaml:"use"`
-	With     yaml.Node `yaml:"with"`
-	Priority *Priority `yaml:"priority"`
-	Severity string    `yaml:"severity"`
-	Scope    string    `yaml:"scope"`
-	line     int
-}
-
-// Priority is an aspect priority from the configuration: a non-negative integer, nothing else
-// (yaml would otherwise read 1.5 as 1).
-type Priority int
-
-// UnmarshalYAML accepts integers only.
-func (p *Priority) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		return fmt.Errorf("line %d: priority %q must be a non-negative integer", n.Line, n.Value)
-	}
-	var i int
-	if err := n.Decode(&i); err != nil {
-		return fmt.Errorf("line %d: priority %q must be a non-negative integer", n.Line, n.Value)
-	}
-	*p = Priority(i)
-	return nil
-}
-
-// Suppression silences a rule on constructs matching a path glob; the reason is shown in reports.
-type Suppression struct {
-	Rule   string `yaml:"rule"`
-	Path   string `yaml:"path"`
-	Reason string `yaml:"reason"`
+	Aspects       []config.Aspect
+	Stabilization *bool
+	Suppress      []config.Suppression
 }
 
 // Stabilizing reports whether passes repeat until the tree stops changing (the default).
 func (c *Config) Stabilizing() bool { return c.Stabilization == nil || *c.Stabilization }
 
-// ParseConfig reads a configuration; errors name the file, the line and the key.
-func ParseConfig(file string, data []byte) (*Config, error) {
-	cfg := &Config{}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, configError(file, err)
+// Load reads a .cdkbot.yml (config.Parse) and checks its policy against the built-in aspects
+// (NewConfig): what a command needs from the file, in one call. Errors name the file, the line
+// and the key.
+func Load(file string, data []byte) (*Config, config.Deploy, error) {
+	f, err := config.Parse(file, data)
+	if err != nil {
+		return nil, config.Deploy{}, err
 	}
-	var doc yaml.Node
-	_ = yaml.Unmarshal(data, &doc)
-	lines := aspectLines(&doc)
-	for i := range cfg.Aspects {
-		a := &cfg.Aspects[i]
-		if i < len(lines) {
-			a.line = lines[i]
-		}
-		where := fmt.Sprintf("%s: line %d: aspects[%d]", file, a.line, i)
-		if _, ok := builtins[a.Use]; !ok {
+	cfg, err := NewConfig(f)
+	if err != nil {
+		return nil, config.Deploy{}, err
+	}
+	return cfg, f.Deploy, nil
+}
+
+// NewConfig checks the policy of a parsed file: every aspect names a built-in and its options
+// suit it, and every suppression names a built-in rule. Errors name the file, line and entry.
+func NewConfig(f *config.File) (*Config, error) {
+	for i, a := range f.Aspects {
+		where := fmt.Sprintf("%s: line %d: aspects[%d]", f.Name, a.Line, i)
+		b, ok := builtins[a.Use]
+		if !ok {
 			return nil, fmt.Errorf("%s: unknown aspect %q; known aspects: %s", where, a.Use, strings.Join(builtinNames(), ", "))
 		}
-		if a.Priority != nil && int(*a.Priority) < 0 {
-			return nil, fmt.Errorf("%s: priority %d is negative; use a non-negative integer (200 mutating, 600 default, 1000 read-only)", where, *a.Priority)
-		}
-		if a.Severity != "" && a.Severity != "error" && a.Severity != "warning" {
-			return nil, fmt.Errorf("%s: severity %q is not error or warning", where, a.Severity)
-		}
-		if _, err := builtins[a.Use].options(file, a.With); err != nil {
+		if _, err := b.options(f.Name, a.With); err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", where, a.Use, err)
 		}
 	}
-	for i, s := range cfg.Suppress {
-		where := fmt.Sprintf("%s: suppress[%d]", file, i)
-		switch {
-		case s.Rule == "":
-			return nil, fmt.Errorf("%s: a suppression needs the rule it silences", where)
-		case strings.TrimSpace(s.Reason) == "":
-			return nil, fmt.Errorf("%s: suppression of %s on %q has no reason; a reason is required and is shown in reports", where, s.Rule, s.Path)
-		}
+	for i, s := range f.Suppress {
 		if _, ok := builtins[s.Rule]; !ok {
-			return nil, fmt.Errorf("%s: unknown rule %q", where, s.Rule)
+			return nil, fmt.Errorf("%s: suppress[%d]: unknown rule %q", f.Name, i, s.Rule)
 		}
 	}
-	return cfg, nil
-}
-
-// configError rewrites yaml's messages ("field colour not found in type aspects.AspectConfig")
-// into ones that name the file and say what is allowed.
-func configError(file string, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
-	if i := strings.Index(msg, "field "); i >= 0 && strings.Contains(msg, " not found in type ") {
-		key := strings.Fields(msg[i+len("field "):])[0]
-		known := map[string]string{"aspects.Config": "aspects, stabilization, suppress, deploy", "aspects.AspectConfig": "use, with, priority, severity, scope",
-			"aspects.Suppression": "rule, path, reason"}
-		for typ, keys := range known {
-			if strings.Contains(msg, typ) {
-				return fmt.Errorf("%s: %s: unknown key %q (allowed here: %s)", file, strings.TrimSpace(msg[:i]), key, keys)
-			}
-		}
-	}
-	if strings.Contains(msg, "cannot unmarshal") && strings.Contains(msg, "into int") {
-		return fmt.Errorf("%s: %s: priority must be a non-negative integer", file, msg)
-	}
-	return fmt.Errorf("%s: %s", file, msg)
-}
-
-func aspectLines(doc *yaml.Node) []int {
-	if len(doc.Content) == 0 {
-		return nil
-	}
-	m := doc.Content[0]
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == "aspects" {
-			var out []int
-			for _, item := range m.Content[i+1].Content {
-				out = append(out, item.Line)
-			}
-			return out
-		}
-	}
-	return nil
+	return &Config{Aspects: f.Aspects, Stabilization: f.Stabilization, Suppress: f.Suppress}, nil
 }
 
 // decodeOptions strictly decodes an aspect's "with" block.

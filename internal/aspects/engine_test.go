@@ -61,6 +61,7 @@ func tagOf(n *Node) string {
 // that adds a bucket to the stack. With stabilization the new bucket is tagged; in the legacy
 // single pass it is not.
 func TestCustomerScenario(t *testing.T) {
+	t.Parallel()
 	for _, singlePass := range []bool{false, true} {
 		root := &Node{}
 		stack := newStack(t, root, "Stack")
@@ -93,6 +94,7 @@ func TestCustomerScenario(t *testing.T) {
 }
 
 func TestEachApplicationRunsOncePerNode(t *testing.T) {
+	t.Parallel()
 	root := &Node{}
 	stack := newStack(t, root, "S")
 	must(stack.AddChild("A"))
@@ -124,6 +126,7 @@ func TestEachApplicationRunsOncePerNode(t *testing.T) {
 }
 
 func TestPriorityOrderAndInheritedFirst(t *testing.T) {
+	t.Parallel()
 	root := &Node{}
 	stack := newStack(t, root, "S")
 	leaf := must(stack.AddChild("Leaf"))
@@ -149,6 +152,7 @@ func TestPriorityOrderAndInheritedFirst(t *testing.T) {
 }
 
 func TestPriorityInversionIsAnError(t *testing.T) {
+	t.Parallel()
 	root := &Node{}
 	stack := newStack(t, root, "S")
 	must(Of(stack).Add(fn{"readonly", func(n *Node) error {
@@ -165,6 +169,7 @@ func TestPriorityInversionIsAnError(t *testing.T) {
 }
 
 func TestPriorityCanBeOverriddenBeforeInvocation(t *testing.T) {
+	t.Parallel()
 	root := &Node{}
 	var order []string
 	must(Of(root).Add(fn{"a", func(*Node) error { order = append(order, "a"); return nil }}))
@@ -182,6 +187,7 @@ func TestPriorityCanBeOverriddenBeforeInvocation(t *testing.T) {
 }
 
 func TestNestedAspectsRunWithStabilizationOnly(t *testing.T) {
+	t.Parallel()
 	for _, single := range []bool{false, true} {
 		root := &Node{}
 		ran := false
@@ -206,6 +212,7 @@ func TestNestedAspectsRunWithStabilizationOnly(t *testing.T) {
 }
 
 func TestEndlessChangesStopAtTheLimit(t *testing.T) {
+	t.Parallel()
 	root := &Node{}
 	i := 0
 	stack := must(root.AddChild("S"))
@@ -226,6 +233,7 @@ func TestEndlessChangesStopAtTheLimit(t *testing.T) {
 }
 
 func TestEndlessNestingStopsAtTheDepthLimit(t *testing.T) {
+	t.Parallel()
 	root := &Node{}
 	i := 0
 	must(Of(root).Add(fn{"nest", func(n *Node) error {
@@ -243,6 +251,7 @@ func TestEndlessNestingStopsAtTheDepthLimit(t *testing.T) {
 // of which add nodes, and that the outcome does not depend on the order in which aspects of
 // different priorities were added.
 func TestPropertyRandomTrees(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		var first string
@@ -393,6 +402,7 @@ func BenchmarkInvoke50000Nodes10Aspects(b *testing.B) {
 // Matching is linear in glob × path: seven "**" against a 62-segment path that does not match
 // answers at once (it took 59 s by backtracking).
 func TestMatchPathIsLinear(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		glob, path string
 		want       bool

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/cfn"
 	"github.com/cdkbot/cdkbot/internal/resourcespec"
@@ -117,7 +118,10 @@ func Run(app *App, cfg *Config, spec *resourcespec.Spec) (*Report, error) {
 	}
 	rc := &runContext{cfg: cfg, spec: spec}
 	for i, ac := range cfg.Aspects {
-		b := builtins[ac.Use]
+		b, ok := builtins[ac.Use]
+		if !ok {
+			return nil, fmt.Errorf("aspects[%d]: unknown aspect %q; known aspects: %s", i, ac.Use, strings.Join(builtinNames(), ", "))
+		}
 		opts, err := b.options("", ac.With)
 		if err != nil {
 			return nil, fmt.Errorf("aspects[%d] (%s): %w", i, ac.Use, err)
@@ -127,7 +131,7 @@ func Run(app *App, cfg *Config, spec *resourcespec.Spec) (*Report, error) {
 			priority = PriorityMutating
 		}
 		if ac.Priority != nil {
-			priority = int(*ac.Priority)
+			priority = *ac.Priority
 		}
 		severity := ac.Severity
 		if severity == "" {

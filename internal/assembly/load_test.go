@@ -89,6 +89,7 @@ func load(t *testing.T, files map[string]any) (*Assembly, error) {
 }
 
 func TestLoadModernAssembly(t *testing.T) {
+	t.Parallel()
 	a, err := load(t, modern())
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +114,7 @@ func TestLoadModernAssembly(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		files map[string]any
@@ -172,6 +174,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := load(t, tc.files)
 			if err == nil {
 				t.Fatal("loaded without error")
@@ -190,6 +193,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestNewerSchemaIsRefused(t *testing.T) {
+	t.Parallel()
 	files := with(modern(), map[string]any{"manifest.json": strings.Replace(modern()["manifest.json"].(string), `"55.0.0"`, `"56.0.0"`, 1) +
 		"\n"})
 	// Fields a newer schema might add must not matter: the gate runs before validation.
@@ -209,6 +213,7 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 }
 
 func TestOlderSchemasAlwaysLoad(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"0.36.0", "1.16.0", "9.0.0", "36.0.0", "55.99.0"} {
 		files := with(modern(), map[string]any{"manifest.json": strings.Replace(modern()["manifest.json"].(string), `"55.0.0"`, `"`+v+`"`, 1)})
 		if _, err := load(t, files); err != nil {
@@ -218,6 +223,7 @@ func TestOlderSchemasAlwaysLoad(t *testing.T) {
 }
 
 func TestUnknownArtifactTypeIsAWarning(t *testing.T) {
+	t.Parallel()
 	files := with(modern(), map[string]any{"manifest.json": strings.Replace(modern()["manifest.json"].(string),
 		`"Tree": {`, `"Future": {"type": "cdk:hologram", "properties": {"anything": [1, 2]}}, "Tree": {`, 1)})
 	a, err := load(t, files)
@@ -233,6 +239,7 @@ func TestUnknownArtifactTypeIsAWarning(t *testing.T) {
 }
 
 func TestSymlinkInsideTheAssemblyIsAllowed(t *testing.T) {
+	t.Parallel()
 	files := with(modern(), map[string]any{"shared/lib.js": "x", "asset.abc/lib.js": symlink("../shared/lib.js")})
 	if _, err := load(t, files); err != nil {
 		t.Fatal(err)
@@ -240,6 +247,7 @@ func TestSymlinkInsideTheAssemblyIsAllowed(t *testing.T) {
 }
 
 func TestMissingContextWarns(t *testing.T) {
+	t.Parallel()
 	files := with(modern(), map[string]any{"manifest.json": strings.Replace(modern()["manifest.json"].(string), `"artifacts"`,
 		`"missing": [{"key": "vpc-provider:account=1", "provider": "vpc-provider", "props": {"account": "1", "region": "r", "filter": {}}}], "artifacts"`, 1)})
 	a, err := load(t, files)
@@ -252,6 +260,7 @@ func TestMissingContextWarns(t *testing.T) {
 }
 
 func TestTemplateIsParsedLazily(t *testing.T) {
+	t.Parallel()
 	files := with(modern(), map[string]any{"App.template.json": `{"Resources": `})
 	a, err := load(t, files)
 	if err != nil {
@@ -264,6 +273,7 @@ func TestTemplateIsParsedLazily(t *testing.T) {
 }
 
 func TestEnvironment(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]Environment{
 		"aws://123456789012/us-east-1":         {"123456789012", "us-east-1"},
 		"aws://unknown-account/unknown-region": {UnknownAccount, UnknownRegion},
@@ -296,6 +306,7 @@ func asAny(err error, ae **Error, tn **TooNewError) bool {
 }
 
 func TestDuplicateKeyPointer(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`{"a": 1, "b": {"c": [1, {"d": 1, "d": 2}]}}`: "/b/c/1/d",
 		`{"a/b": {"x": 1}, "a/b": 2}`:                 "/a~1b",

@@ -12,6 +12,7 @@ import (
 // Every failure is reported at the value that fails, all of them, in pointer order, whatever
 // order the validator library visits them in.
 func TestValidatorNamesEveryFailureWhereItIs(t *testing.T) {
+	t.Parallel()
 	sch, err := loadSchemas()
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +49,7 @@ func TestValidatorNamesEveryFailureWhereItIs(t *testing.T) {
 
 // The library quotes the value it rejects; a hostile manifest must not make the message huge.
 func TestValidatorMessagesAreBounded(t *testing.T) {
+	t.Parallel()
 	sch, err := loadSchemas()
 	if err != nil {
 		t.Fatal(err)

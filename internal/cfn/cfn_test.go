@@ -10,6 +10,7 @@ import (
 )
 
 func TestJSONKeepsOrderAndNumbers(t *testing.T) {
+	t.Parallel()
 	o, err := Parse([]byte(`{"Resources": {"B": {"Type": "T", "Properties": {"Z": 1.50, "A": 10}}, "A": {"Type": "T"}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +31,7 @@ func TestJSONKeepsOrderAndNumbers(t *testing.T) {
 // A repeated key keeps its first position and takes its last value (as JSON.parse does), in
 // small objects and in those large enough to be indexed; nested members land in their own parent.
 func TestJSONRepeatedKeysAndNesting(t *testing.T) {
+	t.Parallel()
 	v, err := ParseJSON([]byte(`{"a": 1, "b": {"x": [1, {"y": 2}, []], "x": "second"}, "a": 3,
 		"k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k2": "again", "l": [[], [1, [2]], {}]}`))
 	if err != nil {
@@ -48,6 +50,7 @@ func TestJSONRepeatedKeysAndNesting(t *testing.T) {
 }
 
 func TestYAMLShortForms(t *testing.T) {
+	t.Parallel()
 	o, err := Parse([]byte(`
 Resources:
   Topic:
@@ -75,6 +78,7 @@ Resources:
 }
 
 func TestReferences(t *testing.T) {
+	t.Parallel()
 	v, err := ParseJSON([]byte(`{
 	  "A": {"Ref": "Bucket"},
 	  "B": {"Fn::GetAtt": "Queue.Arn"},
@@ -98,6 +102,7 @@ func TestReferences(t *testing.T) {
 }
 
 func TestSyntaxErrorsSayWhere(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"{\n  \"Resources\": {,}\n}", "line 2, column 17"},
 		{`{"Resources": `, "ends before"},
@@ -114,6 +119,7 @@ func TestSyntaxErrorsSayWhere(t *testing.T) {
 }
 
 func TestDependsOn(t *testing.T) {
+	t.Parallel()
 	o := NewObject()
 	o.Set("DependsOn", "A")
 	if got := DependsOn(o); !reflect.DeepEqual(got, []string{"A"}) {
@@ -168,6 +174,7 @@ func FuzzParse(f *testing.F) {
 // Hostile YAML is refused with a clear error, in bounded time and memory: an alias that contains
 // itself (11 bytes), and an alias bomb (each level repeats the previous nine times).
 func TestHostileYAML(t *testing.T) {
+	t.Parallel()
 	if _, err := Parse([]byte("a: &a [*a]\n")); err == nil || !strings.Contains(err.Error(), "too complex") {
 		t.Errorf("self-containing alias: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 // bound holds for the process as a whole, not just for what a test can observe from inside.
 // (The alias bomb used 1 GB in 29 s, the 11-byte self alias overflowed the stack.)
 func TestHostileInputsInBoundedMemory(t *testing.T) {
+	t.Parallel()
 	if name := os.Getenv(hostileChildEnv); name != "" {
 		_, err := Parse([]byte(hostileInputs()[name]))
 		fmt.Printf("parsed: %v\n", err)

@@ -44,11 +44,13 @@ func stackByID(stacks []*StackDiff, id string) *StackDiff {
 // anew), and since they import it as deployed, CloudFormation would refuse: export in use.
 // On real assemblies from a modern and a legacy framework version.
 func TestBlastRadiusThroughExports(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ fixture, data, svc1, svc2, web string }{
 		{"aws-cdk-lib@2.276.0/deploy-graph", "Data", "Svc1", "Svc2", "Web"},
 		{"aws-cdk-core@1.204.0/deploy-graph", "graph-data", "graph-svc1", "graph-svc2", "graph-web"},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
+			t.Parallel()
 			base, err := assembly.Load(os.DirFS(filepath.Join("../../compat-fixtures", c.fixture)), c.fixture)
 			if err != nil {
 				t.Fatal(err)
@@ -84,6 +86,7 @@ func TestBlastRadiusThroughExports(t *testing.T) {
 // Replacement crosses the nested-stack boundary: the nested stack's table is replaced, so the
 // output the parent reads changes, and the parent's parameter resolves anew.
 func TestBlastRadiusThroughNestedOutputs(t *testing.T) {
+	t.Parallel()
 	fixture := "aws-cdk-lib@2.276.0/stage-nested"
 	base, err := assembly.Load(os.DirFS(filepath.Join("../../compat-fixtures", fixture)), fixture)
 	if err != nil {
@@ -115,8 +118,10 @@ func TestBlastRadiusThroughNestedOutputs(t *testing.T) {
 // parent's security group (its VpcId comes from the nested stack's output) is replaced too, and
 // the parameter holding the id updates.
 func TestNestedVpcReplacementReachesTheParent(t *testing.T) {
+	t.Parallel()
 	for _, fixture := range []string{"aws-cdk-lib@2.276.0/nested-vpc", "aws-cdk-core@1.204.0/nested-vpc"} {
 		t.Run(fixture, func(t *testing.T) {
+			t.Parallel()
 			nested, _ := filepath.Glob(filepath.Join("../../compat-fixtures", fixture, "*.nested.template.json"))
 			if len(nested) != 1 {
 				t.Fatalf("nested template: %v", nested)
@@ -147,8 +152,10 @@ func TestNestedVpcReplacementReachesTheParent(t *testing.T) {
 // And the other way: the parent's alarm topic, replaced, reaches the nested stack through the
 // parameter CDK made for it, so the nested parameter that stores it updates.
 func TestParentReplacementReachesTheNestedStack(t *testing.T) {
+	t.Parallel()
 	for _, fixture := range []string{"aws-cdk-lib@2.276.0/nested-vpc", "aws-cdk-core@1.204.0/nested-vpc"} {
 		t.Run(fixture, func(t *testing.T) {
+			t.Parallel()
 			base, err := assembly.Load(os.DirFS(filepath.Join("../../compat-fixtures", fixture)), fixture)
 			if err != nil {
 				t.Fatal(err)

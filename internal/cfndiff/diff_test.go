@@ -30,6 +30,7 @@ func impacts(d *TemplateDiff) map[string]string {
 }
 
 func TestPropagationThroughEveryReferenceForm(t *testing.T) {
+	t.Parallel()
 	forms := map[string]string{
 		"Ref":           `{"Ref": "Bucket"}`,
 		"GetAtt list":   `{"Fn::GetAtt": ["Bucket", "Arn"]}`,
@@ -44,6 +45,7 @@ func TestPropagationThroughEveryReferenceForm(t *testing.T) {
 	}
 	for name, ref := range forms {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			mk := func(bucket string) *cfn.Object {
 				return tpl(t, fmt.Sprintf(`{"Resources": {
 				  "Bucket": {"Type": "AWS::S3::Bucket", "Properties": {"BucketName": %q}},
@@ -77,6 +79,7 @@ func findResource(d *TemplateDiff, id string) *ResourceChange {
 }
 
 func TestEqualityIsExactWhereCloudFormationIs(t *testing.T) {
+	t.Parallel()
 	same := [][2]string{{`"5"`, `5`}, {`5`, `5.0`}, {`"true"`, `true`}, {`"false"`, `false`}, {`"1.50"`, `1.5`},
 		{`[{"Key":"a","Value":"1"},{"Key":"b","Value":"2"}]`, `[{"Key":"b","Value":"2"},{"Key":"a","Value":"1"}]`}}
 	different := [][2]string{{`""`, `0`}, {`[]`, `""`}, {`"0x10"`, `16`}, {`" 5 "`, `5`}, {`"True"`, `true`}, {`null`, `"null"`}, {`["a","b"]`, `["b","a"]`}}
@@ -104,6 +107,7 @@ func TestEqualityIsExactWhereCloudFormationIs(t *testing.T) {
 }
 
 func TestPoliciesDecideWhatHappensToData(t *testing.T) {
+	t.Parallel()
 	old := tpl(t, `{"Resources": {
 	  "Kept": {"Type": "AWS::S3::Bucket", "DeletionPolicy": "RetainExceptOnCreate"},
 	  "Snap": {"Type": "AWS::EC2::Volume", "DeletionPolicy": "Snapshot", "Properties": {"Size": 1, "AvailabilityZone": "a"}},
@@ -137,6 +141,7 @@ func TestPoliciesDecideWhatHappensToData(t *testing.T) {
 }
 
 func TestYAMLAndJSONTemplatesCompareEqual(t *testing.T) {
+	t.Parallel()
 	j := tpl(t, `{"Resources": {"P": {"Type": "AWS::SSM::Parameter", "Properties": {"Name": {"Fn::Sub": "${AWS::Region}-x"}, "Value": {"Fn::GetAtt": ["B", "Arn"]}}}}}`)
 	y := tpl(t, "Resources:\n  P:\n    Type: AWS::SSM::Parameter\n    Properties:\n      Name: !Sub ${AWS::Region}-x\n      Value: !GetAtt B.Arn\n")
 	if d := Diff(j, y, Options{}); !d.IsEmpty() {
@@ -145,6 +150,7 @@ func TestYAMLAndJSONTemplatesCompareEqual(t *testing.T) {
 }
 
 func TestNestedStacksInAssemblies(t *testing.T) {
+	t.Parallel()
 	oldA, err := assembly.Load(os.DirFS("../../compat-fixtures/aws-cdk-core@1.204.0/stage-nested"), "old")
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +211,7 @@ func ids(d *TemplateDiff, kinds ...Impact) string {
 }
 
 func TestApplyVerdict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		impact   Impact
 		verdict  string

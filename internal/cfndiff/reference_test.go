@@ -28,6 +28,7 @@ type deviation struct {
 // every section change, every security addition and removal. Disagreements must be recorded
 // in deviations.json with the reason cdkbot differs on purpose.
 func TestReferenceCorpus(t *testing.T) {
+	t.Parallel()
 	dirs, _ := filepath.Glob("testdata/reference/*/*/expected.json")
 	for i := range dirs {
 		dirs[i] = filepath.Dir(dirs[i])

@@ -3,6 +3,7 @@ package cfndiff
 import "testing"
 
 func TestSeverityOfPermissionChanges(t *testing.T) {
+	t.Parallel()
 	world := &RulePeer{Kind: "cidr-ip", Value: "0.0.0.0/0"}
 	for _, c := range []struct {
 		name string

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdkbot/cdkbot/internal/pipeline"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -49,6 +50,12 @@ func TestActionMetadataMatchesTheCode(t *testing.T) {
 		b, _ := os.ReadFile(f)
 		for _, sub := range re.FindAllStringSubmatch(string(b), -1) {
 			read[sub[1]] = true
+		}
+	}
+	// The review's settings are read from one table, by name (pipeline.ReviewSettings).
+	for _, s := range pipeline.ReviewSettings {
+		if s.Action {
+			read[s.Name] = true
 		}
 	}
 	for name := range read {
@@ -101,5 +108,20 @@ func TestReleaseActionPointsAtTheImage(t *testing.T) {
 	}
 	if out, err := exec.Command("bash", script, "latest", file).CombinedOutput(); err == nil || !strings.Contains(string(out), "not 1.2.3") {
 		t.Errorf("bad version: %v %s", err, out)
+	}
+}
+
+// An input the action shares with the CLI's flags has the default of the one settings table,
+// so a workflow and a terminal review the same way unless told otherwise. synth-user differs
+// on purpose: the image brings its two synthesis users; a workstation has none.
+func TestActionDefaultsAreTheSettingsDefaults(t *testing.T) {
+	m := readAction(t, filepath.Join("..", "..", "action.yml"))
+	for _, s := range pipeline.ReviewSettings {
+		if !s.Action || s.Name == "synth-user" {
+			continue
+		}
+		if got := m.Inputs[s.Name].Default; got != s.Default {
+			t.Errorf("action.yml input %s defaults to %q, the review's setting to %q", s.Name, got, s.Default)
+		}
 	}
 }

@@ -1,16 +1,10 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cdkbot/cdkbot/internal/aspects"
-	"github.com/cdkbot/cdkbot/internal/cfn"
+	"github.com/cdkbot/cdkbot/internal/failure"
+	"github.com/cdkbot/cdkbot/internal/pipeline"
 	"github.com/cdkbot/cdkbot/internal/render"
 )
 
@@ -47,38 +41,10 @@ func newCheckCommand(streams IO) *cobra.Command {
 }
 
 func runCheck(streams IO, opts checkOptions, configGiven bool) error {
-	a, err := loadAssembly(opts.Assembly)
+	rep, err := pipeline.Check(pipeline.CheckOptions{Assembly: opts.Assembly, Config: opts.Config, ConfigRequired: configGiven,
+		NoStabilization: opts.NoStabilization, Write: opts.Write, Log: streams.Err})
 	if err != nil {
 		return err
-	}
-	cfg := &aspects.Config{}
-	raw, err := os.ReadFile(opts.Config)
-	switch {
-	case err == nil:
-		if cfg, err = aspects.ParseConfig(opts.Config, raw); err != nil {
-			return &inputError{err}
-		}
-	case errors.Is(err, fs.ErrNotExist) && !configGiven:
-		fmt.Fprintf(streams.Err, "no %s: no policy configured, nothing to check (see README \"cdkbot check\")\n", opts.Config)
-	default:
-		return usagef("--config %s: %v", opts.Config, err)
-	}
-	if opts.NoStabilization {
-		off := false
-		cfg.Stabilization = &off
-	}
-	app, err := aspects.Build(a)
-	if err != nil {
-		return &inputError{err}
-	}
-	rep, err := aspects.Run(app, cfg, nil)
-	if err != nil {
-		return &inputError{err}
-	}
-	if opts.Write != "" {
-		if err := writeMutated(opts.Assembly, opts.Write, app); err != nil {
-			return err
-		}
 	}
 	switch opts.Format {
 	case "json":
@@ -92,57 +58,7 @@ func runCheck(streams IO, opts checkOptions, configGiven bool) error {
 		return err
 	}
 	if rep.Failed() {
-		return &verdictError{}
-	}
-	return nil
-}
-
-// writeMutated copies the assembly to dir (which must not exist) and rewrites the templates
-// mutating aspects changed. It writes into a temporary sibling first and renames it, so a
-// failure leaves nothing half-written.
-func writeMutated(src, dir string, app *aspects.App) error {
-	if _, err := os.Stat(dir); err == nil {
-		return usagef("--write %s: the directory exists; name a new one", dir)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), ".cdkbot-write-")
-	if err != nil {
-		return &operationError{err}
-	}
-	defer os.RemoveAll(tmp)
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(tmp, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		return &operationError{fmt.Errorf("copy %s: %w", src, err)}
-	}
-	for id, tpl := range app.ChangedTemplates() {
-		s := app.ArtifactByID(id)
-		out := []byte(cfn.JSON(tpl) + "\n")
-		if err := os.WriteFile(filepath.Join(tmp, filepath.FromSlash(s.TemplatePath)), out, 0o644); err != nil {
-			return &operationError{err}
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return &operationError{err}
+		return failure.Blocked
 	}
 	return nil
 }

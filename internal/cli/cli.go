@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/failure"
 )
 
 // Exit codes: one table for every command (README "Exit codes").
@@ -64,13 +65,6 @@ type IO struct {
 	Err io.Writer
 }
 
-// usageError is bad input from the command line.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
-
 // Main runs cdkbot with args (without the program name) and returns the process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	streams := IO{In: stdin, Out: stdout, Err: stderr}
@@ -86,42 +80,25 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return ExitOK
 	}
 	code := exitCode(err, ran)
-	if !errors.As(err, new(*verdictError)) {
+	if !failure.Is(err, failure.Verdict) {
 		fmt.Fprintf(stderr, "cdkbot: %s\n", message(err))
 	}
-	if errors.As(err, new(*usageError)) || (!ran && code == ExitUsage) {
+	if failure.Is(err, failure.Usage) || (!ran && code == ExitUsage) {
 		fmt.Fprintln(stderr, "Run 'cdkbot --help' for usage.")
 	}
 	return code
 }
 
-// inputError is input cdkbot cannot accept (a broken template, an unreadable file); the
-// message names the file.
-type inputError struct{ err error }
-
-func (e *inputError) Error() string { return e.err.Error() }
-func (e *inputError) Unwrap() error { return e.err }
-
-// operationError is a failure of the machine or an outside system (disk, AWS, GitHub).
-type operationError struct{ err error }
-
-func (e *operationError) Error() string { return e.err.Error() }
-func (e *operationError) Unwrap() error { return e.err }
-
-// verdictError carries a negative verdict whose explanation the command already printed.
-type verdictError struct{}
-
-func (*verdictError) Error() string { return "negative verdict" }
-
-// exitCode maps an error to the exit-code table. Commands return typed errors; an untyped one
-// is a usage error when it came from argument parsing and an operation failure otherwise.
+// exitCode maps an error to the exit-code table: the one place an error's kind (package
+// failure) becomes an exit code. An error of no kind is a usage error when it came from
+// argument parsing and an operation failure otherwise.
 func exitCode(err error, ran bool) int {
 	switch {
-	case errors.As(err, new(*verdictError)):
+	case failure.Is(err, failure.Verdict):
 		return ExitVerdict
 	case errors.As(err, new(*assembly.TooNewError)):
 		return ExitTooOld
-	case errors.As(err, new(*assembly.Error)), errors.As(err, new(*usageError)), errors.As(err, new(*inputError)):
+	case errors.As(err, new(*assembly.Error)), failure.Is(err, failure.Usage), failure.Is(err, failure.Input):
 		return ExitUsage
 	case !ran:
 		return ExitUsage
@@ -147,7 +124,7 @@ func newRootCommand(streams IO) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &failure.Error{Kind: failure.Usage, Err: err} })
 	root.AddCommand(newVersionCommand(streams), newPlanCommand(streams), newInspectCommand(streams), newDiffCommand(streams), newCompatCommand(streams), newCheckCommand(streams),
 		newReviewCommand(streams), newDemoCommand(streams), newHookCommand(streams),
 		newActionCommand(streams), newPublishCommand(streams), newDeployCommand(streams))
@@ -158,7 +135,7 @@ func newRootCommand(streams IO) *cobra.Command {
 func exactArgs(n int, names string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usagef("%s takes %s (got %d argument(s))", cmd.CommandPath(), names, len(args))
+			return failure.Usagef("%s takes %s (got %d argument(s))", cmd.CommandPath(), names, len(args))
 		}
 		return nil
 	}

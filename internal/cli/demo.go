@@ -5,16 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
-	"path/filepath"
-	"slices"
-	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/spf13/cobra"
 
-	"github.com/cdkbot/cdkbot/internal/gitrepo"
-	"github.com/cdkbot/cdkbot/internal/review"
+	"github.com/cdkbot/cdkbot/internal/failure"
+	"github.com/cdkbot/cdkbot/internal/pipeline"
 )
 
 // The demo's example: a README, a policy and the shop's assembly before and after a risky PR.
@@ -35,22 +30,20 @@ func newDemoCommand(streams IO) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := os.MkdirTemp("", "cdkbot-demo-")
 			if err != nil {
-				return &operationError{err}
+				return failure.OperationErr(err)
 			}
 			if !keep {
 				defer os.RemoveAll(dir)
 			}
-			if err := buildDemoRepo(dir); err != nil {
-				return &operationError{err}
+			opts, err := buildDemo(dir)
+			if err != nil {
+				return err
 			}
 			if keep {
 				fmt.Fprintf(streams.Err, "demo repository kept at %s\n", dir)
 			}
-			err = runReview(streams, reviewOptions{Repo: dir, Base: "HEAD~1", Head: "HEAD", AssemblyDir: "cdk.out",
-				Config: filepath.Join(dir, ".cdkbot.yml"), FailOn: append(slices.Clone(review.DefaultFailOn), review.GateSecurityBroadening),
-				OverrideLabel: "cdkbot/approve-destructive", Key: "demo", Format: f.value,
-				Deployed: deployedOff}, true, true) // the embedded example is deployed nowhere: never ask AWS
-			if _, ok := err.(*verdictError); ok {
+			err = runReview(cmd.Context(), streams, opts, reviewFlags{Format: f.value})
+			if failure.Is(err, failure.Verdict) {
 				fmt.Fprintln(streams.Err, "(on a pull request, cdkbot's check would fail: a gate blocks this change)")
 				return nil
 			}
@@ -62,47 +55,17 @@ func newDemoCommand(streams IO) *cobra.Command {
 	return cmd
 }
 
-// buildDemoRepo writes the example into dir as two commits: the app, then the pull request.
-func buildDemoRepo(dir string) error {
-	repo, err := gitrepo.Init(dir)
+// buildDemo writes the embedded example into dir as a repository and returns its review.
+func buildDemo(dir string) (pipeline.ReviewOptions, error) {
+	files, err := fs.Sub(demoFS, "demo")
 	if err != nil {
-		return err
+		return pipeline.ReviewOptions{}, failure.OperationErr(err)
 	}
-	when := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	steps := []struct{ variant, message string }{
-		{"before", "shop: network, data and service stacks"},
-		{"after", "checkout v2: rename the orders table, public HTTPS, write access, drop the DLQ"},
-	}
-	for i, step := range steps {
-		if i == 0 {
-			for _, f := range []string{"README.md", "cdkbot.yml"} {
-				b, err := demoFS.ReadFile(path.Join("demo", f))
-				if err != nil {
-					return err
-				}
-				name := f
-				if f == "cdkbot.yml" {
-					name = ".cdkbot.yml"
-				}
-				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-					return err
-				}
-			}
-		}
-		if err := os.RemoveAll(filepath.Join(dir, "cdk.out")); err != nil {
-			return err
-		}
-		variant, err := fs.Sub(demoFS, "demo/"+step.variant)
-		if err != nil {
-			return err
-		}
-		if err := os.CopyFS(filepath.Join(dir, "cdk.out"), variant); err != nil {
-			return err
-		}
-		sig := object.Signature{Name: "Demo Developer", Email: "dev@example.com", When: when.Add(time.Duration(i) * time.Hour)}
-		if _, err := repo.CommitAll(step.message, sig); err != nil {
-			return err
-		}
-	}
-	return nil
+	return pipeline.BuildDemo(dir, files)
+}
+
+// buildDemoRepo writes the embedded example into dir as a repository of two commits.
+func buildDemoRepo(dir string) error {
+	_, err := buildDemo(dir)
+	return err
 }

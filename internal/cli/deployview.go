@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cdkbot/cdkbot/internal/deploy"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 	"github.com/cdkbot/cdkbot/internal/ghaction"
 	"github.com/cdkbot/cdkbot/internal/render"
@@ -49,7 +48,7 @@ func newDeployView(w io.Writer, plan *deployplan.Plan, gha *ghaction.Runtime) *d
 
 // eventLine is one CloudFormation event for the log; every part comes from AWS or the
 // template, so it is cleaned of line breaks, escapes and bidi controls.
-func eventLine(e deploy.Event) string {
+func eventLine(e deployplan.Event) string {
 	line := strings.TrimSpace(fmt.Sprintf("%s %s %s", render.Clean(e.Status), render.Clean(e.ResourceType), render.Clean(e.LogicalID)))
 	if e.Reason != "" {
 		line += ": " + render.Clean(e.Reason)
@@ -57,7 +56,7 @@ func eventLine(e deploy.Event) string {
 	return line
 }
 
-func (v *deployView) event(e deploy.Event) {
+func (v *deployView) Event(e deployplan.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	line := eventLine(e)
@@ -73,8 +72,8 @@ func (v *deployView) event(e deploy.Event) {
 	}
 }
 
-// line reports something about a stack that is not a CloudFormation event (its assets).
-func (v *deployView) line(stack, text string) {
+// Line reports something about a stack that is not a CloudFormation event (its assets).
+func (v *deployView) Line(stack, text string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	switch {
@@ -89,7 +88,7 @@ func (v *deployView) line(stack, text string) {
 	}
 }
 
-func (v *deployView) progress(p deploy.Progress) {
+func (v *deployView) Progress(p deployplan.Progress) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	r := v.byID[p.Stack]
@@ -97,12 +96,12 @@ func (v *deployView) progress(p deploy.Progress) {
 		return
 	}
 	switch p.Phase {
-	case deploy.Publishing:
+	case deployplan.Publishing:
 		r.state, r.started = "publishing", time.Now()
 		if v.live == nil {
 			fmt.Fprintf(v.w, "cdkbot: %s: publishing its assets\n", render.Clean(p.Stack))
 		}
-	case deploy.Deploying:
+	case deployplan.Deploying:
 		r.state = "deploying"
 		if r.started.IsZero() {
 			r.started = time.Now()
@@ -110,7 +109,7 @@ func (v *deployView) progress(p deploy.Progress) {
 		if v.live == nil {
 			fmt.Fprintf(v.w, "cdkbot: %s: deploying\n", render.Clean(p.Stack))
 		}
-	case deploy.Finished:
+	case deployplan.Finished:
 		v.done++
 		o := p.Outcome
 		r.state, r.took = string(o.Result), o.Duration
@@ -137,7 +136,7 @@ func (v *deployView) progress(p deploy.Progress) {
 			fmt.Fprintln(v.w, l)
 		}
 		v.gha.EndGroup()
-		if !o.Result.OK() && o.Result != deploy.Skipped {
+		if !o.Result.OK() && o.Result != deployplan.Skipped {
 			v.gha.Error("cdkbot deploy: %s", firstNonEmpty(o.Error, string(o.Result)))
 		}
 	}
@@ -179,7 +178,7 @@ func truncateLine(s string, n int) string {
 	return s[:n] + "…"
 }
 
-func (v *deployView) stop() {
+func (v *deployView) Stop() {
 	if v.live != nil {
 		v.live.stop()
 	}

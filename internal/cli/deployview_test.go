@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdkbot/cdkbot/internal/deploy"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 	"github.com/cdkbot/cdkbot/internal/ghaction"
 )
@@ -17,13 +16,13 @@ import (
 func TestDeployViewForEachPlace(t *testing.T) {
 	plan := &deployplan.Plan{Stacks: []deployplan.Stack{{ID: "Network"}, {ID: "Service"}}}
 	play := func(v *deployView) {
-		v.progress(deploy.Progress{Stack: "Network", Phase: deploy.Deploying})
-		v.event(deploy.Event{Stack: "Network", LogicalID: "Vpc", ResourceType: "AWS::EC2::VPC", Status: "CREATE_IN_PROGRESS"})
-		v.event(deploy.Event{Stack: "Network", LogicalID: "Vpc", ResourceType: "AWS::EC2::VPC", Status: "CREATE_FAILED", Reason: "quota"})
-		v.progress(deploy.Progress{Stack: "Network", Phase: deploy.Finished, Outcome: &deploy.Outcome{Stack: "Network",
-			Result: deploy.Failed, Status: "ROLLBACK_COMPLETE", Duration: 1500 * time.Millisecond, Error: "stack Network: ended ROLLBACK_COMPLETE"}})
-		v.progress(deploy.Progress{Stack: "Service", Phase: deploy.Finished, Outcome: &deploy.Outcome{Stack: "Service",
-			Result: deploy.Skipped, Reason: "depends on Network, which did not deploy"}})
+		v.Progress(deployplan.Progress{Stack: "Network", Phase: deployplan.Deploying})
+		v.Event(deployplan.Event{Stack: "Network", LogicalID: "Vpc", ResourceType: "AWS::EC2::VPC", Status: "CREATE_IN_PROGRESS"})
+		v.Event(deployplan.Event{Stack: "Network", LogicalID: "Vpc", ResourceType: "AWS::EC2::VPC", Status: "CREATE_FAILED", Reason: "quota"})
+		v.Progress(deployplan.Progress{Stack: "Network", Phase: deployplan.Finished, Outcome: &deployplan.Outcome{Stack: "Network",
+			Result: deployplan.Failed, Status: "ROLLBACK_COMPLETE", Duration: 1500 * time.Millisecond, Error: "stack Network: ended ROLLBACK_COMPLETE"}})
+		v.Progress(deployplan.Progress{Stack: "Service", Phase: deployplan.Finished, Outcome: &deployplan.Outcome{Stack: "Service",
+			Result: deployplan.Skipped, Reason: "depends on Network, which did not deploy"}})
 	}
 
 	var plain bytes.Buffer
@@ -64,7 +63,7 @@ func TestDeployViewForEachPlace(t *testing.T) {
 	var out bytes.Buffer
 	live.live = newPainter(&out, &sync.Mutex{}, func() []string { return nil }) // frames are read directly below
 	play(live)
-	live.stop()
+	live.Stop()
 	frame := strings.Join(live.frame(), "\n")
 	if frame != "failed     Network    1.5s  ROLLBACK_COMPLETE\nskipped    Service" {
 		t.Errorf("live frame:\n%q", frame)
@@ -82,9 +81,9 @@ func TestDeployViewNeutralisesHostileValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := newDeployView(&actions, plan, rt)
-	v.event(deploy.Event{Stack: "Network", LogicalID: "Vpc\n::warning::forged", ResourceType: "AWS::EC2::VPC", Status: "CREATE_FAILED",
+	v.Event(deployplan.Event{Stack: "Network", LogicalID: "Vpc\n::warning::forged", ResourceType: "AWS::EC2::VPC", Status: "CREATE_FAILED",
 		Reason: "quota\n::error::forged\x1b[2J"})
-	v.progress(deploy.Progress{Stack: "Network", Phase: deploy.Finished, Outcome: &deploy.Outcome{Stack: "Network", Result: deploy.Failed}})
+	v.Progress(deployplan.Progress{Stack: "Network", Phase: deployplan.Finished, Outcome: &deployplan.Outcome{Stack: "Network", Result: deployplan.Failed}})
 	for _, line := range strings.Split(actions.String(), "\n") {
 		if strings.HasPrefix(line, "::warning::forged") || strings.HasPrefix(line, "::error::forged") || strings.Contains(line, "\x1b") {
 			t.Errorf("hostile value reached the log as %q", line)

@@ -1,21 +1,14 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/cdkbot/cdkbot/internal/assembly"
-	"github.com/cdkbot/cdkbot/internal/cfn"
-	"github.com/cdkbot/cdkbot/internal/cfndiff"
+	"github.com/cdkbot/cdkbot/internal/failure"
+	"github.com/cdkbot/cdkbot/internal/pipeline"
 	"github.com/cdkbot/cdkbot/internal/render"
 )
 
@@ -54,107 +47,26 @@ func newDiffCommand(streams IO) *cobra.Command {
 }
 
 func runDiff(streams IO, opts diffOptions) error {
-	for _, g := range opts.Stacks {
-		if _, err := path.Match(g, ""); err != nil {
-			return usagef("--stacks %q is not a valid glob: %v", g, err)
-		}
-	}
-	oldDir, err := isDir(opts.Old)
+	report, err := pipeline.Diff(opts.Old, opts.New, opts.Stacks)
 	if err != nil {
 		return err
 	}
-	newDir, err := isDir(opts.New)
-	if err != nil {
-		return err
-	}
-	var report render.DiffReport
-	switch {
-	case oldDir && newDir:
-		oldA, err := loadAssembly(opts.Old)
-		if err != nil {
-			return err
-		}
-		newA, err := loadAssembly(opts.New)
-		if err != nil {
-			return err
-		}
-		report.Stacks, err = cfndiff.DiffAssemblies(oldA, newA, stackFilter(opts.Stacks), cfndiff.Options{})
-		if err != nil {
-			return &inputError{err}
-		}
-	case !oldDir && !newDir:
-		oldT, err := readTemplate(opts.Old)
-		if err != nil {
-			return err
-		}
-		newT, err := readTemplate(opts.New)
-		if err != nil {
-			return err
-		}
-		name := strings.TrimSuffix(filepath.Base(opts.New), filepath.Ext(opts.New))
-		report.Stacks = []*cfndiff.StackDiff{cfndiff.DiffTemplates(name, oldT, newT, cfndiff.Options{})}
-	default:
-		return usagef("OLD and NEW must both be template files or both be cloud assembly directories (got %s and %s)", opts.Old, opts.New)
-	}
-
 	view := render.DiffOptions{ShowMetadata: opts.ShowMetadata, Color: !opts.NoColor && colorWanted(streams.Out)}
 	switch opts.Format {
 	case "json":
-		err = render.DiffJSON(streams.Out, report)
+		err = render.DiffJSON(streams.Out, *report)
 	case "markdown":
-		err = render.DiffMarkdown(streams.Out, report, view)
+		err = render.DiffMarkdown(streams.Out, *report, view)
 	default:
-		err = render.DiffText(streams.Out, report, view)
+		err = render.DiffText(streams.Out, *report, view)
 	}
 	if err != nil {
 		return err
 	}
 	if opts.Fail && report.HasChanges() {
-		return &verdictError{}
+		return failure.Blocked
 	}
 	return nil
-}
-
-func isDir(p string) (bool, error) {
-	info, err := os.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, usagef("%s: no such file or directory", p)
-	}
-	if err != nil {
-		return false, usagef("%s: %v", p, err)
-	}
-	return info.IsDir(), nil
-}
-
-func readTemplate(p string) (*cfn.Object, error) {
-	// A FIFO or a device would hang the read or never end: only regular files, bounded.
-	if info, err := os.Stat(p); err == nil && (!info.Mode().IsRegular() || info.Size() > assembly.MaxFileSize) {
-		return nil, usagef("%s: not a regular file of at most %d bytes (%s, %d bytes)", p, int64(assembly.MaxFileSize), info.Mode().Type(), info.Size())
-	}
-	raw, err := os.ReadFile(p)
-	if err != nil {
-		return nil, usagef("%s: %v", p, err)
-	}
-	t, err := cfn.Parse(raw)
-	if err != nil {
-		return nil, &inputError{fmt.Errorf("%s: %w", p, err)}
-	}
-	return t, nil
-}
-
-// stackFilter keeps stacks whose qualified id, display name or stack name matches a glob.
-func stackFilter(globs []string) func(*assembly.Stack) bool {
-	if len(globs) == 0 {
-		return nil
-	}
-	return func(s *assembly.Stack) bool {
-		for _, g := range globs {
-			if s.Matches(g) {
-				return true
-			}
-		}
-		return false
-	}
 }
 
 // colorWanted is true when w is a terminal and the user did not opt out with NO_COLOR.

@@ -1,15 +1,16 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cdkbot/cdkbot/internal/gitrepo"
+	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/hook"
-	"github.com/cdkbot/cdkbot/internal/review"
+	"github.com/cdkbot/cdkbot/internal/pipeline"
 )
 
 func newHookCommand(streams IO) *cobra.Command {
@@ -31,10 +32,10 @@ func newHookCommand(streams IO) *cobra.Command {
 			}
 			path, err := hook.Install(dir, opts)
 			if errors.Is(err, hook.ErrExists) {
-				return usagef("%v", err)
+				return failure.Usagef("%v", err)
 			}
 			if err != nil {
-				return &operationError{err}
+				return failure.OperationErr(err)
 			}
 			_, err = fmt.Fprintf(streams.Out, "installed %s: every git push now runs `cdkbot hook run`\n", path)
 			return err
@@ -55,7 +56,7 @@ func newHookCommand(streams IO) *cobra.Command {
 				return err
 			}
 			if err := hook.Uninstall(dir); err != nil {
-				return usagef("%v", err)
+				return failure.Usagef("%v", err)
 			}
 			_, err = fmt.Fprintln(streams.Out, "removed cdkbot's pre-push hook")
 			return err
@@ -63,68 +64,67 @@ func newHookCommand(streams IO) *cobra.Command {
 	}
 	uninstall.Flags().StringVar(&repo, "repo", ".", "the repository")
 
-	ropts := reviewOptions{}
+	ropts := pipeline.ReviewOptions{}
 	run := &cobra.Command{
 		Use:   "run [-- REMOTE URL]",
 		Short: "Review what git is about to push (called by the hook with git's pre-push input on stdin)",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ropts.Ctx = cmd.Context()
-			return runHook(streams, ropts, cmd.Flags().Changed("config"))
+			ropts.ConfigRequired = cmd.Flags().Changed("config")
+			return runHook(cmd.Context(), streams, ropts)
 		},
 	}
 	run.Flags().StringVar(&ropts.Config, "config", ".cdkbot.yml", "the policy configuration")
 	run.Flags().StringVar(&ropts.AssemblyDir, "assembly-dir", "cdk.out", "where each revision keeps its synthesized assembly")
-	run.Flags().StringSliceVar(&ropts.FailOn, "fail-on", review.DefaultFailOn, "gates that block the push")
-	run.Flags().StringVar(&ropts.SecuritySeverity, "security-severity", "high", "the least severity of a permission change that blocks the push (with security-broadening)")
-	run.Flags().StringVar(&ropts.BaseFailure, "base-failure", "fail", "when the remote's commit fails to synthesize: fail (block the push) or first-deployment")
+	addSettings(run, &ropts, pipeline.ReviewSettings, map[string]string{
+		"fail-on":           "gates that block the push",
+		"security-severity": "the least severity of a permission change that blocks the push (with security-broadening)",
+		"base-failure":      "when the remote's commit fails to synthesize: fail (block the push) or first-deployment",
+	}, "fail-on", "security-severity", "base-failure")
 	cmd.AddCommand(install, uninstall, run)
 	return cmd
 }
 
 func hooksDir(repo string) (string, error) {
-	r, err := gitrepo.Open(repo)
+	r, err := pipeline.OpenHistory(repo, nil)
 	if err != nil {
-		return "", usagef("%v", err)
+		return "", err
 	}
 	dir, err := hook.HooksDir(r.Root())
 	if err != nil {
-		return "", usagef("%v", err)
+		return "", failure.Usagef("%v", err)
 	}
 	return filepath.Clean(dir), nil
 }
 
 // runHook reviews every ref being pushed: the remote's commit (or, for a new branch, the merge
 // base with the default branch) against the local one.
-func runHook(streams IO, base reviewOptions, configGiven bool) error {
+func runHook(ctx context.Context, streams IO, base pipeline.ReviewOptions) error {
 	updates, err := hook.ParseUpdates(streams.In)
 	if err != nil {
-		return usagef("%v", err)
+		return failure.Usagef("%v", err)
 	}
-	repo, err := gitrepo.Open(".")
+	repo, err := pipeline.OpenHistory(".", streams.Err)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	blocked := false
 	for _, u := range updates {
 		if u.Deletes() {
 			continue
 		}
+		ref := pipeline.PushedRef{LocalRef: u.LocalRef, LocalSHA: u.LocalSHA, RemoteSHA: u.RemoteSHA, NewBranch: u.NewBranch()}
 		opts := base
-		opts.Repo, opts.Head, opts.Format, opts.Key = repo.Root(), u.LocalSHA, "text", "pre-push"
-		opts.OverrideLabel = review.DefaultOverrideLabel
-		if u.NewBranch() {
-			if opts.Base, err = repo.MergeBase(repo.DefaultBranch(), u.LocalSHA); err != nil {
-				fmt.Fprintf(streams.Err, "cdkbot: %s is a new branch and %v; nothing to compare with, skipping the review\n", u.LocalRef, err)
-				continue
-			}
-		} else {
-			opts.Base = u.RemoteSHA
+		opts.Repo, opts.Head, opts.Key = repo.Root(), u.LocalSHA, "pre-push"
+		opts.OverrideLabel = pipeline.DefaultOverrideLabel
+		if opts.Base, err = repo.PushBase(ref); err != nil {
+			fmt.Fprintf(streams.Err, "cdkbot: %s is a new branch and %v; nothing to compare with, skipping the review\n", u.LocalRef, err)
+			continue
 		}
-		fmt.Fprintf(streams.Out, "cdkbot: reviewing %s (%s..%s)\n", u.LocalRef, short(opts.Base), short(u.LocalSHA))
-		err := runReview(streams, opts, configGiven, true)
+		fmt.Fprintf(streams.Out, "cdkbot: reviewing %s\n", pipeline.DescribePush(ref, opts.Base))
+		err := runReview(ctx, streams, opts, reviewFlags{Format: "text"})
 		switch {
-		case errors.As(err, new(*verdictError)):
+		case failure.Is(err, failure.Verdict):
 			blocked = true
 		case err != nil:
 			return err
@@ -132,14 +132,7 @@ func runHook(streams IO, base reviewOptions, configGiven bool) error {
 	}
 	if blocked {
 		fmt.Fprintln(streams.Err, "cdkbot: push blocked by a gate (see above). Fix the change, or push anyway with: git push --no-verify")
-		return &verdictError{}
+		return failure.Blocked
 	}
 	return nil
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

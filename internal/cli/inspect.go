@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"errors"
-	"io/fs"
-	"os"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/pipeline"
 	"github.com/cdkbot/cdkbot/internal/render"
 )
 
@@ -35,7 +31,7 @@ func newInspectCommand(streams IO) *cobra.Command {
 }
 
 func runInspect(streams IO, opts inspectOptions) error {
-	a, err := loadAssembly(opts.Dir)
+	a, err := pipeline.LoadAssembly(opts.Dir)
 	if err != nil {
 		return err
 	}
@@ -44,19 +40,4 @@ func runInspect(streams IO, opts inspectOptions) error {
 		return render.InspectionJSON(streams.Out, in)
 	}
 	return render.InspectionText(streams.Out, in)
-}
-
-// loadAssembly loads the assembly in dir from disk.
-func loadAssembly(dir string) (*assembly.Assembly, error) {
-	info, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, usagef("%s: no such directory; name the cloud assembly directory (usually cdk.out)", dir)
-	}
-	if err != nil {
-		return nil, usagef("%s: %v", dir, err)
-	}
-	if !info.IsDir() {
-		return nil, usagef("%s is a file; name the cloud assembly directory (usually cdk.out) that holds manifest.json", dir)
-	}
-	return assembly.Load(os.DirFS(dir), dir)
 }

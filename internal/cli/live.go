@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/cdkbot/cdkbot/internal/publish"
+	"github.com/cdkbot/cdkbot/internal/publishplan"
 	"github.com/cdkbot/cdkbot/internal/render"
 )
 
@@ -31,7 +31,7 @@ type liveDisplay struct {
 
 type liveRow struct {
 	asset, destination string
-	state              publish.State
+	state              publishplan.State
 	sent, total        int64
 }
 
@@ -94,11 +94,11 @@ func (p *painter) redraw() {
 }
 
 // event records a publishing event; the next frame shows it.
-func (d *liveDisplay) event(e publish.Event) {
+func (d *liveDisplay) event(e publishplan.Event) {
 	if e.Destination == "" { // packaging: shown on every row of the asset
 		d.mu.Lock()
 		for _, r := range d.rows {
-			if r.asset == e.Asset && r.state != publish.Present {
+			if r.asset == e.Asset && r.state != publishplan.Present {
 				r.state = e.State
 			}
 		}
@@ -119,7 +119,7 @@ func (d *liveDisplay) event(e publish.Event) {
 		r.total = e.Bytes
 	}
 	r.sent = e.Sent
-	if e.State == publish.Published {
+	if e.State == publishplan.Published {
 		r.sent = r.total
 	}
 }
@@ -133,9 +133,9 @@ func (d *liveDisplay) frame() []string {
 	for _, r := range d.rows {
 		line := fmt.Sprintf("%-10s %.12s → %s", r.state, render.Clean(r.asset), render.Clean(r.destination))
 		switch {
-		case r.state == publish.Uploading && r.total > 0:
+		case r.state == publishplan.Uploading && r.total > 0:
 			line += fmt.Sprintf("  %s / %s (%d%%)", mib(r.sent), mib(r.total), r.sent*100/r.total)
-		case r.state == publish.Published && r.total > 0:
+		case r.state == publishplan.Published && r.total > 0:
 			line += "  " + mib(r.total)
 		}
 		lines = append(lines, line)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cdkbot/cdkbot/internal/pipeline"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
 	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
@@ -30,7 +31,7 @@ func TestActionDeploysOnMerge(t *testing.T) {
 	srv.Bootstrap(t)
 	moto.Env(t, srv.URL)
 	dir := writeDeployAssembly(t, "merge-topic")
-	a, err := loadAssembly(dir)
+	a, err := pipeline.LoadAssembly(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,40 +2,24 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/spf13/cobra"
 
-	"github.com/cdkbot/cdkbot/internal/assembly"
-	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/ghaction"
-	"github.com/cdkbot/cdkbot/internal/publish"
+	"github.com/cdkbot/cdkbot/internal/pipeline"
 	"github.com/cdkbot/cdkbot/internal/publishplan"
 	"github.com/cdkbot/cdkbot/internal/render"
 )
 
-// publishOptions are the inputs of `cdkbot publish`.
-type publishOptions struct {
-	Dir         string
-	IDs         []string
-	DryRun      bool
-	Concurrency int
-	// BuildConcurrency bounds docker builds at once.
-	BuildConcurrency int
-	AllowExecutables bool
-	Format           string
-	Toolkit          toolkitFlags
-}
-
 func newPublishCommand(streams IO) *cobra.Command {
 	f := &format{value: "text", allowed: []string{"text", "json"}}
-	o := publishOptions{}
+	o := pipeline.PublishOptions{}
+	var format string
 	cmd := &cobra.Command{
 		Use:   "publish ASSEMBLY [ID,ID...]",
 		Short: "Publish the assets of a cloud assembly: files to S3, docker images to ECR (idempotent)",
@@ -49,12 +33,12 @@ func newPublishCommand(streams IO) *cobra.Command {
 			"AWS_REGION, AWS_ENDPOINT_URL, ...). Progress goes to stderr, the summary to stdout.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
-				return usagef("%s takes the assembly directory and optionally a comma-separated list of asset ids", cmd.CommandPath())
+				return failure.Usagef("%s takes the assembly directory and optionally a comma-separated list of asset ids", cmd.CommandPath())
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Dir, o.Format = args[0], f.value
+			o.Dir, format = args[0], f.value
 			if len(args) == 2 {
 				for _, id := range strings.Split(args[1], ",") {
 					if id = strings.TrimSpace(id); id != "" {
@@ -63,9 +47,9 @@ func newPublishCommand(streams IO) *cobra.Command {
 				}
 			}
 			if o.Concurrency < 1 || o.BuildConcurrency < 1 {
-				return usagef("--concurrency and --build-concurrency must be at least 1")
+				return failure.Usagef("--concurrency and --build-concurrency must be at least 1")
 			}
-			return runPublish(cmd.Context(), streams, o)
+			return runPublish(cmd.Context(), streams, o, format)
 		},
 	}
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "check which assets are already published; upload nothing")
@@ -73,157 +57,96 @@ func newPublishCommand(streams IO) *cobra.Command {
 	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false, "run the commands of assets built by an executable (code from the app: trusted revisions only)")
 	cmd.Flags().IntVar(&o.BuildConcurrency, "build-concurrency", 1, "docker images built at once")
 	cmd.Flags().Var(f, "format", "output format: text or json")
-	o.Toolkit.add(cmd)
+	addToolkitFlags(cmd, &o.ToolkitBucket, &o.ToolkitStack)
 	return cmd
 }
 
-func runPublish(ctx context.Context, streams IO, o publishOptions) error {
-	a, err := loadAssembly(o.Dir)
-	if err != nil {
-		return err
-	}
-	cfg, err := awsconfig.Load(ctx, awsconfig.Options{})
-	if err != nil {
-		return &operationError{err}
-	}
-	popts := publishplan.Options{IDs: o.IDs, DefaultRegion: cfg.Region}
-	if hasLegacyFileAssets(a) {
-		if popts.ToolkitBucket, err = o.Toolkit.bucket(ctx, cfg); err != nil {
-			return &operationError{err}
-		}
-	}
-	plan, err := publishplan.Build(a, popts)
-	if err != nil {
-		return &inputError{err}
-	}
-	if needsAccount(plan) {
-		// Environment-agnostic stacks publish to the account of the credentials, as with the CDK CLI.
-		id, err := awsconfig.WhoAmI(ctx, cfg)
-		if err != nil {
-			return &operationError{err}
-		}
-		popts.DefaultAccount = id.Account
-		if plan, err = publishplan.Build(a, popts); err != nil {
-			return &inputError{err}
-		}
-	}
+func runPublish(ctx context.Context, streams IO, o pipeline.PublishOptions, format string) error {
 	// In GitHub Actions the per-event lines fold into a group and failures become annotations.
 	var gha *ghaction.Runtime
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
-		if gha, _ = ghaction.New(os.Getenv, streams.Err); gha != nil {
-			gha.Group(fmt.Sprintf("cdkbot publish: %d assets", len(plan.Jobs)))
-		}
+		gha, _ = ghaction.New(os.Getenv, streams.Err)
 	}
-	sessions := awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-publish"})
-	progress := progressPrinter(streams.Err, plan)
-	var live *liveDisplay
-	if gha == nil && isTerminal(streams.Err) {
-		live = newLiveDisplay(streams.Err)
-		progress = live.event
-	}
-	s, err := publish.Run(ctx, plan, publish.Options{Root: o.Dir, Concurrency: o.Concurrency, DryRun: o.DryRun,
-		Progress: progress,
-		Files:    publish.S3Stores(sessions), Images: publish.ECRStores(sessions), Docker: publish.DockerCLI{Output: streams.Err},
-		DockerConcurrency: o.BuildConcurrency, AllowExecutables: o.AllowExecutables})
-	if live != nil {
-		live.stop() // the final frame, before the summary goes below it
-	}
-	if gha != nil {
-		gha.EndGroup()
-		for _, oc := range s.Outcomes {
-			if oc.State == publish.Failed {
-				gha.Error("cdkbot publish: %s", oc.Error)
-			}
-		}
-	}
-	if refused := new(publish.RefusedError); errors.As(err, &refused) {
-		return &inputError{err}
+	o.BuildOutput = streams.Err
+	o.View = func(plan *publishplan.Plan) pipeline.PublishView { return newPublishView(streams.Err, plan, gha) }
+	s, err := pipeline.Publish(ctx, o)
+	if s == nil {
+		return err
 	}
 	var rerr error
-	if o.Format == "json" {
-		rerr = render.PublishSummaryJSON(streams.Out, s, o.DryRun)
+	if format == "json" {
+		rerr = render.PublishSummaryJSON(streams.Out, *s, o.DryRun)
 	} else {
-		rerr = render.PublishSummaryText(streams.Out, s, o.DryRun)
+		rerr = render.PublishSummaryText(streams.Out, *s, o.DryRun)
 	}
 	if err != nil {
-		return &operationError{err}
+		return err
 	}
 	return rerr
 }
 
+// publishView shows publishing where it runs: a live table on a terminal, a line per step
+// elsewhere, folded into a group with failures as annotations in GitHub Actions.
+type publishView struct {
+	progress func(publishplan.Event)
+	live     *liveDisplay
+	gha      *ghaction.Runtime
+}
+
+func newPublishView(w io.Writer, plan *publishplan.Plan, gha *ghaction.Runtime) *publishView {
+	v := &publishView{progress: progressPrinter(w, plan), gha: gha}
+	if gha != nil {
+		gha.Group(fmt.Sprintf("cdkbot publish: %d assets", len(plan.Jobs)))
+	}
+	if gha == nil && isTerminal(w) {
+		v.live = newLiveDisplay(w)
+		v.progress = v.live.event
+	}
+	return v
+}
+
+func (v *publishView) Event(e publishplan.Event) { v.progress(e) }
+
+func (v *publishView) Stop(s publishplan.Summary) {
+	if v.live != nil {
+		v.live.stop() // the final frame, before the summary goes below it
+	}
+	if v.gha != nil {
+		v.gha.EndGroup()
+		for _, oc := range s.Outcomes {
+			if oc.State == publishplan.Failed {
+				v.gha.Error("cdkbot publish: %s", oc.Error)
+			}
+		}
+	}
+}
+
 // progressPrinter reports each step as it happens, one line each with a running count, so a CI
 // log shows progress on long uploads and which asset is slow.
-func progressPrinter(w io.Writer, plan *publishplan.Plan) func(publish.Event) {
+func progressPrinter(w io.Writer, plan *publishplan.Plan) func(publishplan.Event) {
 	total := 0
 	for _, j := range plan.Jobs {
 		total += len(j.Destinations)
 	}
 	done := 0
-	return func(e publish.Event) {
+	return func(e publishplan.Event) {
 		switch e.State {
-		case publish.Packaging:
+		case publishplan.Packaging:
 			fmt.Fprintf(w, "cdkbot: zipping %.12s\n", render.Clean(e.Asset))
-		case publish.Uploading:
+		case publishplan.Uploading:
 			if e.Sent == 0 {
 				fmt.Fprintf(w, "cdkbot: uploading %.12s → %s (%d bytes)\n", render.Clean(e.Asset), render.Clean(e.Destination), e.Bytes)
 			}
-		case publish.Published, publish.Present, publish.Missing, publish.Failed:
+		case publishplan.Published, publishplan.Present, publishplan.Missing, publishplan.Failed:
 			done++
 			fmt.Fprintf(w, "cdkbot: [%d/%d] %.12s → %s: %s\n", done, total, render.Clean(e.Asset), render.Clean(e.Destination), e.State)
 		}
 	}
 }
 
-// needsAccount is true when a destination still waits for the account of the credentials.
-func needsAccount(p *publishplan.Plan) bool {
-	for _, j := range p.Jobs {
-		for _, d := range j.Destinations {
-			for _, s := range []string{d.Bucket, d.Key, d.AssumeRoleARN, d.Repository} {
-				if strings.Contains(s, "${AWS::AccountId}") || strings.Contains(s, assembly.UnknownAccount) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-func hasLegacyFileAssets(a *assembly.Assembly) bool {
-	for _, s := range a.AllStacks() {
-		for _, la := range s.LegacyAssets() {
-			if la.Packaging != "container-image" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// toolkitFlags name the legacy (v1) staging bucket, for publish and deploy alike.
-type toolkitFlags struct {
-	Bucket, Stack string
-}
-
-func (t *toolkitFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&t.Bucket, "toolkit-bucket", "", "staging bucket of legacy (CDK v1) assets and templates; default: the toolkit stack's BucketName output")
-	cmd.Flags().StringVar(&t.Stack, "toolkit-stack-name", "CDKToolkit", "bootstrap stack to read the legacy staging bucket from")
-}
-
-// bucket is the flag's bucket, or the bootstrap stack's BucketName output.
-func (t *toolkitFlags) bucket(ctx context.Context, cfg aws.Config) (string, error) {
-	if t.Bucket != "" {
-		return t.Bucket, nil
-	}
-	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: &t.Stack})
-	if err != nil {
-		return "", fmt.Errorf("read the staging bucket of legacy assets from stack %s: %s (bootstrap the environment, or pass --toolkit-bucket)", t.Stack, awsconfig.Explain(err))
-	}
-	for _, s := range out.Stacks {
-		for _, o := range s.Outputs {
-			if aws.ToString(o.OutputKey) == "BucketName" {
-				return aws.ToString(o.OutputValue), nil
-			}
-		}
-	}
-	return "", fmt.Errorf("stack %s has no BucketName output: pass the staging bucket with --toolkit-bucket", t.Stack)
+// addToolkitFlags adds the flags that name the legacy (v1) staging bucket, for publish and
+// deploy alike.
+func addToolkitFlags(cmd *cobra.Command, bucket, stack *string) {
+	cmd.Flags().StringVar(bucket, "toolkit-bucket", "", "staging bucket of legacy (CDK v1) assets and templates; default: the toolkit stack's BucketName output")
+	cmd.Flags().StringVar(stack, "toolkit-stack-name", pipeline.DefaultToolkitStack, "bootstrap stack to read the legacy staging bucket from")
 }

@@ -40,6 +40,7 @@ func (d deployedFake) DeployedBootstrapVersion(env assembly.Environment, _ strin
 }
 
 func TestV1ToV2Migration(t *testing.T) {
+	t.Parallel()
 	checks := CheckAssemblies(AssemblyInput{Base: fixture(t, "aws-cdk-core@1.204.0/multi-env"), Head: fixture(t, "aws-cdk-lib@2.0.0/multi-env"), ToolSchemaMax: 55})
 	if c := find(t, checks, "mode"); c.Status != Warn || !strings.Contains(c.Action, "cdk bootstrap") {
 		t.Errorf("mode: %+v", c)
@@ -56,6 +57,7 @@ func TestV1ToV2Migration(t *testing.T) {
 }
 
 func TestMinorUpgradeWithOutdatedCLI(t *testing.T) {
+	t.Parallel()
 	in := AssemblyInput{Base: fixture(t, "aws-cdk-lib@2.200.0/multi-env"), Head: fixture(t, "aws-cdk-lib@2.276.0/multi-env"), ToolSchemaMax: 55,
 		Repo: RepoFacts{CLIVersion: "2.1000.0", CLISource: "package-lock.json"}}
 	checks := CheckAssemblies(in)
@@ -97,6 +99,7 @@ func TestMinorUpgradeWithOutdatedCLI(t *testing.T) {
 }
 
 func TestToolkitTooOld(t *testing.T) {
+	t.Parallel()
 	c := find(t, CheckAssemblies(AssemblyInput{Head: fixture(t, "aws-cdk-lib@2.276.0/multi-env"), ToolSchemaMax: 50}), "toolkit")
 	if c.Status != Fail || !strings.Contains(c.Action, "Upgrade cdkbot") {
 		t.Errorf("toolkit: %+v", c)
@@ -104,6 +107,7 @@ func TestToolkitTooOld(t *testing.T) {
 }
 
 func TestDeployedBootstrapVersions(t *testing.T) {
+	t.Parallel()
 	head := fixture(t, "aws-cdk-lib@2.276.0/multi-env")
 	checks := CheckAssemblies(AssemblyInput{Base: head, Head: head, ToolSchemaMax: 55,
 		Deployed: deployedFake{"aws://111111111111/us-east-1": 30}})
@@ -124,6 +128,7 @@ func TestDeployedBootstrapVersions(t *testing.T) {
 }
 
 func TestFeatureFlagChanges(t *testing.T) {
+	t.Parallel()
 	a := fixture(t, "aws-cdk-lib@2.276.0/multi-env")
 	checks := CheckAssemblies(AssemblyInput{Base: a, Head: a, ToolSchemaMax: 55,
 		Repo: RepoFacts{Context: map[string]any{"@aws-cdk/core:newStyleStackSynthesis": false, "unrelated": 1}}})
@@ -140,6 +145,7 @@ func TestFeatureFlagChanges(t *testing.T) {
 // framework, yields its checks: the toolkit reads the head, the framework change is named, and
 // a move from legacy to modern synthesis is flagged.
 func TestCompatFixturesAgainstToday(t *testing.T) {
+	t.Parallel()
 	today := "aws-cdk-lib@2.276.0"
 	for _, old := range []string{"aws-cdk-core@1.20.0", "aws-cdk-core@1.100.0", "aws-cdk-core@1.204.0", "aws-cdk-lib@2.0.0",
 		"aws-cdk-lib@2.50.0", "aws-cdk-lib@2.100.0", "aws-cdk-lib@2.200.0"} {

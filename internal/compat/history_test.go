@@ -13,6 +13,7 @@ import (
 // (testdata/schemas, fetched by fetch.sh) and records, in a golden table, the bump the changes
 // require against the bump the package declared.
 func TestSchemaHistory(t *testing.T) {
+	t.Parallel()
 	published := PublishedSchemas()
 	if len(published) < 21 {
 		t.Fatalf("%d published schemas embedded, want at least 21", len(published))

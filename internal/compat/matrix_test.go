@@ -3,6 +3,7 @@ package compat
 import "testing"
 
 func TestMatrixHasEveryCombinationOnce(t *testing.T) {
+	t.Parallel()
 	seen := map[Combination]bool{}
 	for _, r := range Matrix {
 		if seen[r.Combination] {
@@ -30,6 +31,7 @@ func TestMatrixHasEveryCombinationOnce(t *testing.T) {
 }
 
 func TestMatrixRules(t *testing.T) {
+	t.Parallel()
 	for _, r := range Matrix {
 		c := r.Combination
 		var want Outcome
@@ -53,6 +55,7 @@ func TestMatrixRules(t *testing.T) {
 
 // The design left two rows open ("can this work??"); cdkbot decides them.
 func TestDecidedRows(t *testing.T) {
+	t.Parallel()
 	r := Lookup(Combination{CLI: Old, Framework: New, Bootstrap: Old, App: New})
 	if r.Outcome != Fails || !r.Decided || r.Action == "" {
 		t.Errorf("old CLI, new framework, old bootstrap, new app must fail with an upgrade-the-CLI action: %+v", r)

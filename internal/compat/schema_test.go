@@ -25,6 +25,7 @@ func stack(props string, required ...string) string {
 }
 
 func TestEachRuleWithSchemaSnippets(t *testing.T) {
+	t.Parallel()
 	tf := `"templateFile": {"type": "string"}`
 	cases := []struct {
 		name     string
@@ -67,6 +68,7 @@ func TestEachRuleWithSchemaSnippets(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			changes, err := CompareSchemas(decode(t, tc.old), decode(t, tc.new))
 			if err != nil {
 				t.Fatal(err)
@@ -86,6 +88,7 @@ func TestEachRuleWithSchemaSnippets(t *testing.T) {
 }
 
 func TestIdenticalAndRecursiveSchemas(t *testing.T) {
+	t.Parallel()
 	recursive := `{"$ref": "#/definitions/Node", "definitions": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/definitions/Node"}}}}}}`
 	changes, err := CompareSchemas(decode(t, recursive), decode(t, recursive))
 	if err != nil || len(changes) != 0 {
@@ -94,6 +97,7 @@ func TestIdenticalAndRecursiveSchemas(t *testing.T) {
 }
 
 func TestBadSchemas(t *testing.T) {
+	t.Parallel()
 	good := `{"type": "object"}`
 	for name, tc := range map[string]struct{ schema, want string }{
 		"dangling $ref":  {`{"$ref": "#/definitions/Missing"}`, `$ref "#/definitions/Missing" names a definition that does not exist`},
@@ -104,6 +108,7 @@ func TestBadSchemas(t *testing.T) {
 		"bad properties": {`{"properties": []}`, "properties is an array, not an object"},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			_, err := CompareSchemas(decode(t, good), decode(t, tc.schema))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "new schema") {
 				t.Errorf("error %v, want one naming the new schema and saying %q", err, tc.want)
@@ -113,6 +118,7 @@ func TestBadSchemas(t *testing.T) {
 }
 
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	v := semver.MustParse
 	for _, tc := range []struct {
 		required semver.Bump

@@ -46,10 +46,12 @@ const (
 	Skipped   = deployplan.Skipped
 )
 
-// Event is one stack event, reported once as it is seen.
-type Event struct {
-	Stack, LogicalID, ResourceType, Status, Reason string
-}
+// Event, Phase and Progress are what a view hears as a run goes; they live with the plan.
+type (
+	Event    = deployplan.Event
+	Phase    = deployplan.Phase
+	Progress = deployplan.Progress
+)
 
 // Deployer deploys stacks of one assembly.
 type Deployer struct {
@@ -78,22 +80,12 @@ type Deployer struct {
 	Approve func(s deployplan.Stack, deployed, proposed []byte) error
 }
 
-// Phase of a stack in a run.
-type Phase string
-
-// Phases before a result.
+// Phases before a result, re-exported.
 const (
-	Publishing Phase = "publishing" // its assets (BeforeStack)
-	Deploying  Phase = "deploying"
-	Finished   Phase = "finished" // Outcome is set
+	Publishing = deployplan.Publishing
+	Deploying  = deployplan.Deploying
+	Finished   = deployplan.Finished
 )
-
-// Progress is a stack's phase change.
-type Progress struct {
-	Stack   string
-	Phase   Phase
-	Outcome *Outcome // when Finished
-}
 
 // BootstrapError is an environment whose bootstrap stack is missing or too old.
 type BootstrapError struct {
@@ -117,86 +109,185 @@ func (d *Deployer) limit() time.Duration {
 	return d.Timeout
 }
 
-// Deploy deploys one stack of the plan.
+// Deploy deploys one stack of the plan, within the time limit for one stack.
 func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, error) {
 	start := time.Now()
-	out := Outcome{Stack: s.ID, Result: Failed}
-	var calls atomic.Int64
 	limit := d.limit()
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, limit)
+	tctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	done := func(err error) (Outcome, error) {
-		out.Duration = time.Since(start).Round(time.Millisecond)
-		out.Seconds = out.Duration.Seconds()
-		out.APICalls = calls.Load()
-		if err != nil {
-			if ctx.Err() != nil && parent.Err() == nil {
-				err = fmt.Errorf("gave up after %s (the stack is %s; it may still finish in CloudFormation): %w", limit, out.Status, err)
-			}
-			err = fmt.Errorf("stack %s (%s): %w", s.ID, s.Env, err)
-			out.Error = err.Error()
-		}
-		return out, err
+	sd := &stackDeploy{d: d, s: s, out: Outcome{Stack: s.ID, Result: Failed}}
+	err := sd.run(tctx)
+	return sd.finish(err, start, limit, tctx.Err() != nil && ctx.Err() == nil)
+}
+
+// stackDeploy is one stack's deployment under way: what each phase learns that a later phase,
+// or the outcome, needs.
+type stackDeploy struct {
+	d        *Deployer
+	s        deployplan.Stack
+	cfg      aws.Config
+	cfn      *cloudformation.Client
+	calls    atomic.Int64    // the API calls made for the stack, for the outcome
+	deployed *cfntypes.Stack // what runs now; nil when the stack is (to be) created
+	// exists is true while the stack exists, possibly only as an unexecuted change set, which
+	// may be a leftover of an earlier attempt.
+	exists bool
+	out    Outcome // Failed until a phase decides otherwise
+}
+
+// run takes the stack through its phases in order; the first error ends the deployment.
+func (sd *stackDeploy) run(ctx context.Context) error {
+	if err := sd.connect(ctx); err != nil {
+		return err
 	}
-	cfg, err := d.Sessions.For(ctx, awsconfig.Role{ARN: s.AssumeRoleARN, ExternalID: s.AssumeRoleExternalID, Region: s.Environment.Region})
+	if err := sd.readDeployed(ctx); err != nil {
+		return err
+	}
+	body, url, err := sd.d.template(sd.s)
 	if err != nil {
-		return done(err)
+		return err
 	}
-	if s.Bootstrap != nil {
-		if err := checkBootstrap(ctx, ssm.NewFromConfig(cfg, func(o *ssm.Options) { o.APIOptions = append(o.APIOptions, counting(&calls)) }), s); err != nil {
-			return done(err)
-		}
-	}
-	cfn := cloudformation.NewFromConfig(cfg, func(o *cloudformation.Options) { o.APIOptions = append(o.APIOptions, counting(&calls)) })
-	deployed, err := d.describeIdle(ctx, cfn, s)
+	current, same, err := sd.upToDate(ctx, body)
 	if err != nil {
-		return done(err)
+		return err
 	}
-	exists := deployed != nil // possibly only as an unexecuted change set, which may be a leftover
-	if deployed != nil {
-		switch deployed.StackStatus {
-		case cfntypes.StackStatusRollbackComplete, cfntypes.StackStatusRollbackFailed:
-			// A stack whose creation failed cannot be updated: delete it and create it again.
-			if err := d.deleteFailed(ctx, cfn, s.StackName); err != nil {
-				return done(err)
-			}
-			deployed, exists = nil, false // gone, with its change sets
-		case cfntypes.StackStatusReviewInProgress:
-			deployed = nil // created by a change set never executed: still a creation
+	if same {
+		return nil
+	}
+	if sd.d.Approve != nil {
+		if err := sd.d.Approve(sd.s, current, body); err != nil {
+			sd.out.Result = Refused
+			return err
 		}
 	}
-	body, url, err := d.template(s)
+	csID, err := sd.createChangeSet(ctx, body, url)
 	if err != nil {
-		return done(err)
+		return err
 	}
-	var current []byte
-	if deployed != nil {
-		same, tpl, err := unchanged(ctx, cfn, s, deployed, body)
-		if err != nil {
-			return done(err)
+	empty, err := sd.d.waitChangeSet(ctx, sd.cfn, sd.s, csID)
+	if err != nil {
+		return err
+	}
+	if empty && sd.deployed != nil { // a creation is never empty: execute it
+		sd.discardEmpty(ctx, csID)
+		return nil
+	}
+	if err := sd.execute(ctx, csID); err != nil {
+		return err
+	}
+	if err := sd.protect(ctx); err != nil {
+		return err
+	}
+	sd.out.Result = Deployed
+	return nil
+}
+
+// finish stamps the outcome with the time and calls the stack took, and makes the error say
+// which stack failed and, when the time limit cut it short, that it may still finish.
+func (sd *stackDeploy) finish(err error, start time.Time, limit time.Duration, timedOut bool) (Outcome, error) {
+	sd.out.Duration = time.Since(start).Round(time.Millisecond)
+	sd.out.Seconds = sd.out.Duration.Seconds()
+	sd.out.APICalls = sd.calls.Load()
+	if err != nil {
+		if timedOut {
+			err = fmt.Errorf("gave up after %s (the stack is %s; it may still finish in CloudFormation): %w", limit, sd.out.Status, err)
 		}
-		current = tpl
-		if same {
-			out.Result, out.Status, out.Outputs = NoChanges, string(deployed.StackStatus), outputs(deployed)
-			return done(nil)
+		err = fmt.Errorf("stack %s (%s): %w", sd.s.ID, sd.s.Env, err)
+		sd.out.Error = err.Error()
+	}
+	return sd.out, err
+}
+
+// connect acts as the stack's deploy role and checks the environment's bootstrap version
+// before anything touches the stack, so an unbootstrapped account fails with what to run.
+// Every client counts its calls for the outcome.
+func (sd *stackDeploy) connect(ctx context.Context) error {
+	cfg, err := sd.d.Sessions.For(ctx, awsconfig.Role{ARN: sd.s.AssumeRoleARN, ExternalID: sd.s.AssumeRoleExternalID, Region: sd.s.Environment.Region})
+	if err != nil {
+		return err
+	}
+	sd.cfg = cfg
+	if sd.s.Bootstrap != nil {
+		if err := checkBootstrap(ctx, ssm.NewFromConfig(cfg, func(o *ssm.Options) { o.APIOptions = append(o.APIOptions, counting(&sd.calls)) }), sd.s); err != nil {
+			return err
 		}
 	}
-	if d.Approve != nil {
-		if err := d.Approve(s, current, body); err != nil {
-			out.Result = Refused
-			return done(err)
-		}
+	sd.cfn = cloudformation.NewFromConfig(cfg, func(o *cloudformation.Options) { o.APIOptions = append(o.APIOptions, counting(&sd.calls)) })
+	return nil
+}
+
+// readDeployed learns what the stack runs, once no other operation is changing it, and decides
+// whether the deployment creates or updates it.
+func (sd *stackDeploy) readDeployed(ctx context.Context) error {
+	deployed, err := sd.d.describeIdle(ctx, sd.cfn, sd.s)
+	if err != nil {
+		return err
 	}
+	sd.deployed, sd.exists = deployed, deployed != nil
+	if deployed == nil {
+		return nil
+	}
+	switch deployed.StackStatus {
+	case cfntypes.StackStatusRollbackComplete, cfntypes.StackStatusRollbackFailed:
+		// A stack whose creation failed cannot be updated: delete it and create it again.
+		if err := sd.d.deleteFailed(ctx, sd.cfn, sd.s.StackName); err != nil {
+			return err
+		}
+		sd.deployed, sd.exists = nil, false // gone, with its change sets
+	case cfntypes.StackStatusReviewInProgress:
+		sd.deployed = nil // created by a change set never executed: still a creation
+	}
+	return nil
+}
+
+// upToDate is the no-change fast path: a stack that already runs this template with these
+// settings needs no change set, so it finishes with no changes. It also returns the deployed
+// template, for Approve (nil for a new stack).
+func (sd *stackDeploy) upToDate(ctx context.Context, body []byte) (current []byte, same bool, err error) {
+	if sd.deployed == nil {
+		return nil, false, nil
+	}
+	same, current, err = unchanged(ctx, sd.cfn, sd.s, sd.deployed, body)
+	if err != nil {
+		return nil, false, err
+	}
+	if same {
+		sd.out.Result, sd.out.Status, sd.out.Outputs = NoChanges, string(sd.deployed.StackStatus), outputs(sd.deployed)
+	}
+	return current, same, nil
+}
+
+// createChangeSet creates the stack's change set and returns its ARN: from here the change set
+// is named by it, unambiguous where a name is only unique per stack (moto even resolves a bare
+// name across stacks).
+func (sd *stackDeploy) createChangeSet(ctx context.Context, body []byte, url string) (string, error) {
+	s := sd.s
 	if s.Template.UploadBucket != "" {
 		// A legacy template too large to inline goes to the staging bucket first, as the CDK CLI does.
-		if _, err := awsconfig.S3(cfg).PutObject(ctx, &s3.PutObjectInput{Bucket: &s.Template.UploadBucket, Key: &s.Template.UploadKey,
+		if _, err := awsconfig.S3(sd.cfg).PutObject(ctx, &s3.PutObjectInput{Bucket: &s.Template.UploadBucket, Key: &s.Template.UploadKey,
 			Body: bytes.NewReader(body)}); err != nil {
-			return done(fmt.Errorf("upload the template to s3://%s/%s: %s", s.Template.UploadBucket, s.Template.UploadKey, awsconfig.Explain(err)))
+			return "", fmt.Errorf("upload the template to s3://%s/%s: %s", s.Template.UploadBucket, s.Template.UploadKey, awsconfig.Explain(err))
 		}
 	}
+	in := changeSetInput(s, sd.deployed != nil, body, url)
+	if sd.exists {
+		// A change set left by an earlier attempt of the same revision is replaced.
+		if err := deleteLeftover(ctx, sd.cfn, s); err != nil {
+			return "", err
+		}
+	}
+	created, err := sd.cfn.CreateChangeSet(ctx, in)
+	if err != nil {
+		return "", fmt.Errorf("create change set: %s", awsconfig.Explain(err))
+	}
+	return cmp.Or(aws.ToString(created.Id), s.ChangeSetName), nil
+}
+
+// changeSetInput asks for the stack's change set: an update of a stack that runs, else a
+// creation, with the capabilities a CDK template may need.
+func changeSetInput(s deployplan.Stack, update bool, body []byte, url string) *cloudformation.CreateChangeSetInput {
 	csType := cfntypes.ChangeSetTypeCreate
-	if deployed != nil {
+	if update {
 		csType = cfntypes.ChangeSetTypeUpdate // moto needs it explicit for an existing stack
 	}
 	in := &cloudformation.CreateChangeSetInput{
@@ -212,62 +303,55 @@ func (d *Deployer) Deploy(ctx context.Context, s deployplan.Stack) (Outcome, err
 	} else {
 		in.TemplateBody = aws.String(string(body))
 	}
-	if exists {
-		// A change set left by an earlier attempt of the same revision is replaced.
-		if err := deleteLeftover(ctx, cfn, s); err != nil {
-			return done(err)
-		}
-	}
-	created, err := cfn.CreateChangeSet(ctx, in)
-	if err != nil {
-		return done(fmt.Errorf("create change set: %s", awsconfig.Explain(err)))
-	}
-	// From here the change set is named by its ARN: unambiguous, where a name is only unique
-	// per stack (moto even resolves a bare name across stacks).
-	csID := aws.ToString(created.Id)
-	if csID == "" {
-		csID = s.ChangeSetName
-	}
-	empty, err := d.waitChangeSet(ctx, cfn, s, csID)
-	if err != nil {
-		return done(err)
-	}
-	if empty && csType == cfntypes.ChangeSetTypeUpdate { // a creation is never empty: execute it
-		_, _ = cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{StackName: &s.StackName, ChangeSetName: &csID})
-		out.Result = NoChanges
-		if deployed != nil {
-			out.Status, out.Outputs = string(deployed.StackStatus), outputs(deployed)
-		}
-		return done(nil)
-	}
+	return in
+}
+
+// discardEmpty deletes an update's change set that changes nothing (the fast path compares
+// text, CloudFormation what the stack would do), so no pending change set is left behind, and
+// the stack reports no changes.
+func (sd *stackDeploy) discardEmpty(ctx context.Context, csID string) {
+	_, _ = sd.cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{StackName: &sd.s.StackName, ChangeSetName: &csID})
+	sd.out.Result = NoChanges
+	sd.out.Status, sd.out.Outputs = string(sd.deployed.StackStatus), outputs(sd.deployed)
+}
+
+// execute runs the change set and follows the stack to a terminal status, recording the status,
+// the failed events' reasons and the outputs even when it fails, for the report.
+func (sd *stackDeploy) execute(ctx context.Context, csID string) error {
 	since := time.Now().Add(-time.Second)
-	if _, err := cfn.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{StackName: &s.StackName, ChangeSetName: &csID}); err != nil {
-		return done(fmt.Errorf("execute change set: %s", awsconfig.Explain(err)))
+	if _, err := sd.cfn.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{StackName: &sd.s.StackName, ChangeSetName: &csID}); err != nil {
+		return fmt.Errorf("execute change set: %s", awsconfig.Explain(err))
 	}
-	final, causes, err := d.follow(ctx, cfn, s, since)
+	final, causes, err := sd.d.follow(ctx, sd.cfn, sd.s, since)
 	status := "DELETE_COMPLETE"
 	if final != nil {
 		status = string(final.StackStatus)
 	}
-	out.Status, out.Causes, out.Outputs = status, causes, outputs(final)
+	sd.out.Status, sd.out.Causes, sd.out.Outputs = status, causes, outputs(final)
 	if err != nil {
-		return done(err)
+		return err
 	}
 	if final == nil {
-		return done(fmt.Errorf("the stack was deleted during the deployment (its creation failed and rolled back): %s", strings.Join(causes, "; ")))
+		return fmt.Errorf("the stack was deleted during the deployment (its creation failed and rolled back): %s", strings.Join(causes, "; "))
 	}
 	if !strings.HasSuffix(status, "_COMPLETE") || strings.Contains(status, "ROLLBACK") {
-		return done(fmt.Errorf("ended %s: %s", status, strings.Join(causes, "; ")))
+		return fmt.Errorf("ended %s: %s", status, strings.Join(causes, "; "))
 	}
-	// Only when it differs from what the stack has (a new stack has none).
-	if (deployed == nil && s.TerminationProtection) || (deployed != nil && aws.ToBool(deployed.EnableTerminationProtection) != s.TerminationProtection) {
-		if _, err := cfn.UpdateTerminationProtection(ctx, &cloudformation.UpdateTerminationProtectionInput{
-			StackName: &s.StackName, EnableTerminationProtection: &s.TerminationProtection}); err != nil {
-			return done(fmt.Errorf("update termination protection: %s", awsconfig.Explain(err)))
-		}
+	return nil
+}
+
+// protect sets termination protection as the plan says (a change set cannot carry it), only
+// when it differs from what the stack has (a new stack has none).
+func (sd *stackDeploy) protect(ctx context.Context) error {
+	have := sd.deployed != nil && aws.ToBool(sd.deployed.EnableTerminationProtection)
+	if have == sd.s.TerminationProtection {
+		return nil
 	}
-	out.Result = Deployed
-	return done(nil)
+	if _, err := sd.cfn.UpdateTerminationProtection(ctx, &cloudformation.UpdateTerminationProtectionInput{
+		StackName: &sd.s.StackName, EnableTerminationProtection: &sd.s.TerminationProtection}); err != nil {
+		return fmt.Errorf("update termination protection: %s", awsconfig.Explain(err))
+	}
+	return nil
 }
 
 func deleteLeftover(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack) error {

@@ -18,17 +18,8 @@ import (
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
 	"github.com/cdkbot/cdkbot/internal/cfn"
 	"github.com/cdkbot/cdkbot/internal/cfnstatus"
+	"github.com/cdkbot/cdkbot/internal/stackstate"
 )
-
-// State is what CloudFormation holds for one stack.
-type State struct {
-	Deployed bool        // false: no such stack, or only a change set never executed
-	Template *cfn.Object // the template the stack runs, when Deployed
-	// Nested are the templates its nested stacks run, by the logical id of their
-	// AWS::CloudFormation::Stack resource ("Child/Grandchild" deeper down).
-	Nested map[string]*cfn.Object
-	Err    string // why it could not be read
-}
 
 // CloudFormationAPI is what the reader asks CloudFormation: nothing that changes anything.
 type CloudFormationAPI interface {
@@ -52,8 +43,8 @@ type Reader struct {
 
 // Read returns what each stack runs, by qualified id. A stack that cannot be read is in the
 // map with Err set: the review says so rather than guessing.
-func (r *Reader) Read(ctx context.Context, stacks []*assembly.Stack) map[string]*State {
-	out := map[string]*State{}
+func (r *Reader) Read(ctx context.Context, stacks []*assembly.Stack) map[string]*stackstate.Stack {
+	out := map[string]*stackstate.Stack{}
 	var mu sync.Mutex
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
@@ -70,15 +61,15 @@ func (r *Reader) Read(ctx context.Context, stacks []*assembly.Stack) map[string]
 	return out
 }
 
-func (r *Reader) read(ctx context.Context, s *assembly.Stack) *State {
+func (r *Reader) read(ctx context.Context, s *assembly.Stack) *stackstate.Stack {
 	env := r.env(s)
 	if env.Region == "" || env.Account == "" {
-		return &State{Err: "environment-agnostic stack and no AWS region or account to stand in for it"}
+		return &stackstate.Stack{Err: "environment-agnostic stack and no AWS region or account to stand in for it"}
 	}
 	role := lookupRole(s, env)
 	cfg, err := r.session(ctx, role)
 	if err != nil {
-		return &State{Err: fmt.Sprintf("the lookup role cannot be assumed (%v): bootstrap the environment with a current `cdk bootstrap`, "+
+		return &stackstate.Stack{Err: fmt.Sprintf("the lookup role cannot be assumed (%v): bootstrap the environment with a current `cdk bootstrap`, "+
 			"or let the credentials assume %s", err, role.ARN)}
 	}
 	return readStack(ctx, cloudformation.NewFromConfig(cfg), s.StackName)
@@ -86,28 +77,28 @@ func (r *Reader) read(ctx context.Context, s *assembly.Stack) *State {
 
 // readStack asks for one stack's template; a stack that does not exist (or exists only as a
 // change set never executed) is not deployed.
-func readStack(ctx context.Context, client CloudFormationAPI, name string) *State {
+func readStack(ctx context.Context, client CloudFormationAPI, name string) *stackstate.Stack {
 	desc, err := client.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
 	if cfnstatus.StackMissing(err) {
-		return &State{}
+		return &stackstate.Stack{}
 	}
 	if err != nil {
-		return &State{Err: "describe stack " + name + ": " + awsconfig.Explain(err)}
+		return &stackstate.Stack{Err: "describe stack " + name + ": " + awsconfig.Explain(err)}
 	}
 	if len(desc.Stacks) == 0 || desc.Stacks[0].StackStatus == cfntypes.StackStatusReviewInProgress {
-		return &State{}
+		return &stackstate.Stack{}
 	}
 	tpl, err := client.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: aws.String(name), TemplateStage: cfntypes.TemplateStageOriginal})
 	if err != nil {
-		return &State{Err: "get template of " + name + ": " + awsconfig.Explain(err)}
+		return &stackstate.Stack{Err: "get template of " + name + ": " + awsconfig.Explain(err)}
 	}
 	t, err := cfn.Parse([]byte(aws.ToString(tpl.TemplateBody)))
 	if err != nil {
-		return &State{Err: "the deployed template of " + name + " does not parse: " + err.Error()}
+		return &stackstate.Stack{Err: "the deployed template of " + name + " does not parse: " + err.Error()}
 	}
-	st := &State{Deployed: true, Template: t, Nested: map[string]*cfn.Object{}}
+	st := &stackstate.Stack{Deployed: true, Template: t, Nested: map[string]*cfn.Object{}}
 	if err := readNested(ctx, client, name, "", st.Nested, 0); err != nil {
-		return &State{Err: err.Error()}
+		return &stackstate.Stack{Err: err.Error()}
 	}
 	return st
 }

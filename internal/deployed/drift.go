@@ -12,6 +12,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
 	"github.com/cdkbot/cdkbot/internal/cfnstatus"
+	"github.com/cdkbot/cdkbot/internal/stackstate"
 )
 
 // DriftAPI is what drift detection takes.
@@ -23,21 +24,9 @@ type DriftAPI interface {
 
 var _ DriftAPI = (*cloudformation.Client)(nil)
 
-// Drifted is a resource that is no longer what its stack set: changed or deleted outside CloudFormation.
-type Drifted struct {
-	LogicalID, Type string
-	Status          string // MODIFIED or DELETED
-	Differences     []PropertyDifference
-}
-
-// PropertyDifference is one property of a drifted resource.
-type PropertyDifference struct {
-	Path, Expected, Actual, Kind string // Kind: ADD, REMOVE, NOT_EQUAL
-}
-
 // Drift runs CloudFormation's drift detection on stack s through its lookup role, waiting up to
 // the reader's Wait, and returns the drifted resources.
-func (r *Reader) Drift(ctx context.Context, s *assembly.Stack) ([]Drifted, error) {
+func (r *Reader) Drift(ctx context.Context, s *assembly.Stack) ([]stackstate.Drifted, error) {
 	cfg, err := r.session(ctx, lookupRole(s, r.env(s)))
 	if err != nil {
 		return nil, err
@@ -45,7 +34,7 @@ func (r *Reader) Drift(ctx context.Context, s *assembly.Stack) ([]Drifted, error
 	return drift(ctx, cloudformation.NewFromConfig(cfg), s.StackName, r.wait())
 }
 
-func drift(ctx context.Context, client DriftAPI, stack string, wait time.Duration) ([]Drifted, error) {
+func drift(ctx context.Context, client DriftAPI, stack string, wait time.Duration) ([]stackstate.Drifted, error) {
 	det, err := client.DetectStackDrift(ctx, &cloudformation.DetectStackDriftInput{StackName: aws.String(stack)})
 	if err != nil {
 		return nil, fmt.Errorf("detect drift: %s", awsconfig.Explain(err))
@@ -75,7 +64,7 @@ func drift(ctx context.Context, client DriftAPI, stack string, wait time.Duratio
 			return nil, fmt.Errorf("drift detection did not finish within %s: %w", wait, err)
 		}
 	}
-	var out []Drifted
+	var out []stackstate.Drifted
 	in := &cloudformation.DescribeStackResourceDriftsInput{StackName: aws.String(stack),
 		StackResourceDriftStatusFilters: []cfntypes.StackResourceDriftStatus{cfntypes.StackResourceDriftStatusModified, cfntypes.StackResourceDriftStatusDeleted}}
 	for {
@@ -84,9 +73,9 @@ func drift(ctx context.Context, client DriftAPI, stack string, wait time.Duratio
 			return nil, fmt.Errorf("resource drifts: %s", awsconfig.Explain(err))
 		}
 		for _, d := range page.StackResourceDrifts {
-			res := Drifted{LogicalID: aws.ToString(d.LogicalResourceId), Type: aws.ToString(d.ResourceType), Status: string(d.StackResourceDriftStatus)}
+			res := stackstate.Drifted{LogicalID: aws.ToString(d.LogicalResourceId), Type: aws.ToString(d.ResourceType), Status: string(d.StackResourceDriftStatus)}
 			for _, p := range d.PropertyDifferences {
-				res.Differences = append(res.Differences, PropertyDifference{Path: aws.ToString(p.PropertyPath), Expected: aws.ToString(p.ExpectedValue),
+				res.Differences = append(res.Differences, stackstate.PropertyDifference{Path: aws.ToString(p.PropertyPath), Expected: aws.ToString(p.ExpectedValue),
 					Actual: aws.ToString(p.ActualValue), Kind: string(p.DifferenceType)})
 			}
 			out = append(out, res)

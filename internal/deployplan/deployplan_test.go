@@ -32,6 +32,7 @@ func ids(p *Plan) string {
 // Every fixture, from every framework version, plans: roles resolved, dependencies first,
 // each template deliverable.
 func TestEveryFixturePlans(t *testing.T) {
+	t.Parallel()
 	dirs, _ := filepath.Glob("../../compat-fixtures/*@*/*/manifest.json")
 	if len(dirs) < 20 {
 		t.Fatalf("%d fixtures", len(dirs))
@@ -72,6 +73,7 @@ func TestEveryFixturePlans(t *testing.T) {
 }
 
 func TestModernStack(t *testing.T) {
+	t.Parallel()
 	p, err := Build(load(t, "aws-cdk-lib@2.276.0/multi-env"), Options{DefaultAccount: "333333333333", DefaultRegion: "ap-south-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +108,7 @@ func TestModernStack(t *testing.T) {
 }
 
 func TestSelectionDependenciesAndWaves(t *testing.T) {
+	t.Parallel()
 	a := load(t, "aws-cdk-lib@2.276.0/multi-env")
 	o := Options{DefaultAccount: "1", DefaultRegion: "us-east-1"}
 	for _, tc := range []struct {
@@ -138,6 +141,7 @@ func TestSelectionDependenciesAndWaves(t *testing.T) {
 }
 
 func TestLargeTemplates(t *testing.T) {
+	t.Parallel()
 	// Modern: the template asset's URL. Legacy: uploaded to the toolkit bucket first, or a clear error.
 	p, err := Build(load(t, "aws-cdk-lib@2.276.0/large-template"), Options{})
 	if err != nil || p.Stacks[0].Template.URL == "" || p.Stacks[0].Template.Size <= MaxInlineTemplate {
@@ -160,6 +164,7 @@ func TestLargeTemplates(t *testing.T) {
 }
 
 func TestChangeSetNames(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"": "cdkbot-deploy", "abc123": "cdkbot-abc123", "refs/heads/main": "cdkbot-refsheadsmain",
 		strings.Repeat("f", 64): "cdkbot-" + strings.Repeat("f", 40)} {
 		if got := changeSetName(in); got != want {
@@ -171,6 +176,7 @@ func TestChangeSetNames(t *testing.T) {
 // A policy-mutated template deploys instead of the synthesized one: beside the synthesized
 // template asset, under its own hash; inline when the stack has no template asset and it fits.
 func TestMutatedTemplates(t *testing.T) {
+	t.Parallel()
 	modern := load(t, "aws-cdk-lib@2.276.0/deploy-graph")
 	body := []byte(`{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"Tags":[{"Key":"owner","Value":"team"}]}}}}`)
 	p, err := Build(modern, Options{Stacks: []string{"Web"}, NoDeps: true, Templates: map[string][]byte{"Web": body}})
@@ -199,6 +205,7 @@ func TestMutatedTemplates(t *testing.T) {
 // Stacks the CDK CLI would refuse (unresolved lookups, error annotations) are refused, with
 // every reason, and nothing is planned.
 func TestIncompleteAssemblyIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("../../compat-fixtures/aws-cdk-lib@2.276.0/deploy-graph")); err != nil {
 		t.Fatal(err)
@@ -225,6 +232,7 @@ func TestIncompleteAssemblyIsRefused(t *testing.T) {
 // CDK's selection: with none, the top-level stacks (`cdk deploy --all`); Stage stacks only by
 // path or "**"; an assembly whose stacks are all in Stages says how to select them.
 func TestStageStacksNeedTheirPath(t *testing.T) {
+	t.Parallel()
 	staged := load(t, "aws-cdk-lib@2.276.0/stage-nested")
 	_, err := Build(staged, Options{})
 	if err == nil || !strings.Contains(err.Error(), "no top-level stack; its 1 stack(s) are in Stages (Prod/ProdApi2466CF1F): select them by path, e.g. --stacks 'Prod/*', or all with --stacks '**'") {
@@ -244,6 +252,7 @@ func TestStageStacksNeedTheirPath(t *testing.T) {
 // pipeline and its support stack, never the Stage stacks behind the pipeline's approval; those
 // need their path.
 func TestPipelineStagesAreNotDeployedAroundThePipeline(t *testing.T) {
+	t.Parallel()
 	a := load(t, "aws-cdk-lib@2.276.0/pipeline")
 	p, err := Build(a, Options{})
 	if err != nil {

@@ -10,13 +10,15 @@ import (
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/cdkbot/cdkbot/internal/pullrequest"
 )
 
 // Runtime is one action run.
 type Runtime struct {
 	a   *githubactions.Action
 	ctx *githubactions.GitHubContext
-	pr  *PullRequest
+	pr  *pullrequest.Facts
 }
 
 // New reads the runtime from the environment.
@@ -80,23 +82,10 @@ func (r *Runtime) EndGroup()          { r.a.EndGroup() }
 
 // SetPullRequest is for events that name a pull request without carrying it (issue_comment):
 // the caller reads it from the API.
-func (r *Runtime) SetPullRequest(pr *PullRequest) { r.pr = pr }
-
-// PullRequest is what cdkbot needs from a pull request event.
-type PullRequest struct {
-	Number           int
-	Author           string
-	HeadSHA, BaseSHA string
-	// MergeCommitSHA is GitHub's test merge commit as the payload names it (null while GitHub
-	// has not computed it, or when the pull request cannot merge).
-	MergeCommitSHA string
-	Labels         []string
-	// Fork is true when the head repository is not the base repository: its token cannot write.
-	Fork bool
-}
+func (r *Runtime) SetPullRequest(pr *pullrequest.Facts) { r.pr = pr }
 
 // PullRequest reads the pull request of a pull_request or pull_request_target event.
-func (r *Runtime) PullRequest() (*PullRequest, bool) {
+func (r *Runtime) PullRequest() (*pullrequest.Facts, bool) {
 	if r.pr != nil {
 		return r.pr, true
 	}
@@ -104,7 +93,7 @@ func (r *Runtime) PullRequest() (*PullRequest, bool) {
 	if !ok {
 		return nil, false
 	}
-	out := &PullRequest{Number: int(num(pr["number"])), Author: str(dig(pr, "user", "login")), HeadSHA: str(dig(pr, "head", "sha")),
+	out := &pullrequest.Facts{Number: int(num(pr["number"])), Author: str(dig(pr, "user", "login")), HeadSHA: str(dig(pr, "head", "sha")),
 		BaseSHA: str(dig(pr, "base", "sha")), MergeCommitSHA: str(pr["merge_commit_sha"])}
 	for _, l := range list(pr["labels"]) {
 		if m, ok := l.(map[string]any); ok {

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/cdkbot/cdkbot/internal/commitid"
 )
 
 // Checks API limits.
@@ -70,7 +72,7 @@ func (c *Client) CompleteCheckRun(ctx context.Context, run CheckRun) (string, er
 		return nil, false, nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("create check run %q on %s: %w", run.Name, short(run.HeadSHA), err)
+		return "", fmt.Errorf("create check run %q on %s: %w", run.Name, commitid.Short(run.HeadSHA, commitid.Unambiguous), err)
 	}
 	for len(rest) > 0 {
 		var next []Annotation
@@ -111,11 +113,4 @@ func cut(s string, n int) string {
 	}
 	runes := []rune(s)
 	return string(runes[:n-1]) + "…"
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

@@ -5,19 +5,16 @@ import (
 	"fmt"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/cdkbot/cdkbot/internal/pullrequest"
 )
 
-// PullRequest is what a review needs to know about a pull request.
+// PullRequest is what a review needs to know about a pull request: its facts, and what the API
+// says besides the event.
 type PullRequest struct {
-	Number           int
-	Author           string
-	HeadSHA, BaseSHA string
-	BaseRef          string
-	// MergeCommitSHA is GitHub's test merge commit (refs/pull/N/merge) while Mergeable is true.
-	MergeCommitSHA string
-	Mergeable      *bool // nil while GitHub is still computing it
-	Labels         []string
-	Fork           bool
+	pullrequest.Facts // MergeCommitSHA is the test merge commit (refs/pull/N/merge) while Mergeable is true
+	BaseRef           string
+	Mergeable         *bool // nil while GitHub is still computing it
 }
 
 // PullRequest reads a pull request (for events that name it without its details, such as a
@@ -27,9 +24,9 @@ func (c *Client) PullRequest(ctx context.Context, number int) (*PullRequest, err
 	if err != nil {
 		return nil, fmt.Errorf("read pull request #%d: %w", number, err)
 	}
-	out := &PullRequest{Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(),
-		BaseRef: pr.GetBase().GetRef(), MergeCommitSHA: pr.GetMergeCommitSHA(), Mergeable: pr.Mergeable,
-		Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()}
+	out := &PullRequest{Facts: pullrequest.Facts{Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(),
+		BaseSHA: pr.GetBase().GetSHA(), MergeCommitSHA: pr.GetMergeCommitSHA(), Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()},
+		BaseRef: pr.GetBase().GetRef(), Mergeable: pr.Mergeable}
 	for _, l := range pr.Labels {
 		out.Labels = append(out.Labels, l.GetName())
 	}
@@ -46,8 +43,8 @@ func (c *Client) OpenPullRequestsFor(ctx context.Context, owner, branch string) 
 	}
 	var out []PullRequest
 	for _, pr := range prs {
-		out = append(out, PullRequest{Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(),
-			BaseRef: pr.GetBase().GetRef(), Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()})
+		out = append(out, PullRequest{Facts: pullrequest.Facts{Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(),
+			BaseSHA: pr.GetBase().GetSHA(), Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()}, BaseRef: pr.GetBase().GetRef()})
 	}
 	return out, nil
 }
@@ -110,14 +107,12 @@ func (c *Client) Permission(ctx context.Context, login string) (string, error) {
 	return p.GetPermission(), nil
 }
 
-// MergedPullRequest is a pull request a pushed commit came from.
+// MergedPullRequest is a pull request a pushed commit came from: its facts (MergeCommitSHA is
+// the commit its merge made), its title and the branch it merged into.
 type MergedPullRequest struct {
-	Number           int
-	Title            string
-	Author           string
-	HeadSHA, BaseRef string
-	MergeSHA         string
-	Labels           []string
+	pullrequest.Facts
+	Title   string
+	BaseRef string
 }
 
 // MergedPullRequests returns the pull requests merged into base whose merge commit is one of
@@ -136,8 +131,8 @@ func (c *Client) MergedPullRequests(ctx context.Context, base string, shas []str
 				continue
 			}
 			seen[pr.GetNumber()] = true
-			m := MergedPullRequest{Number: pr.GetNumber(), Title: pr.GetTitle(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(),
-				BaseRef: pr.GetBase().GetRef(), MergeSHA: pr.GetMergeCommitSHA()}
+			m := MergedPullRequest{Facts: pullrequest.Facts{Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(),
+				MergeCommitSHA: pr.GetMergeCommitSHA()}, Title: pr.GetTitle(), BaseRef: pr.GetBase().GetRef()}
 			for _, l := range pr.Labels {
 				m.Labels = append(m.Labels, l.GetName())
 			}

@@ -56,18 +56,9 @@ const (
 	Skipped   = publishplan.Skipped
 )
 
-// Event reports progress of one asset at one destination (Destination is empty for events of
-// the asset as a whole, such as packaging).
-type Event struct {
-	Asset       string
-	Destination string
-	State       State
-	Bytes       int64 // the object's size, once known
-	// Sent is set on progress events of an upload (State Uploading, Sent > 0): bytes read
-	// from the body so far, at most once per MiB.
-	Sent int64
-	Err  error
-}
+// Event reports progress of one asset at one destination; it lives with the plan's states,
+// so views can hear it without the adapter.
+type Event = publishplan.Event
 
 // Options tune a run.
 type Options struct {

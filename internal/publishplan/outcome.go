@@ -66,3 +66,16 @@ func (s Summary) ByStore() []StoreTotals {
 	}
 	return out
 }
+
+// Event reports progress of one asset at one destination (Destination is empty for events of
+// the asset as a whole, such as packaging).
+type Event struct {
+	Asset       string
+	Destination string
+	State       State
+	Bytes       int64 // the object's size, once known
+	// Sent is set on progress events of an upload (State Uploading, Sent > 0): bytes read
+	// from the body so far, at most once per MiB.
+	Sent int64
+	Err  error
+}

@@ -19,6 +19,7 @@ func load(t *testing.T, rel string) *assembly.Assembly {
 }
 
 func TestModernPlan(t *testing.T) {
+	t.Parallel()
 	p, err := Build(load(t, "aws-cdk-lib@2.276.0/multi-env"), Options{DefaultAccount: "123456789012", DefaultRegion: "us-west-2"})
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +58,7 @@ func TestModernPlan(t *testing.T) {
 }
 
 func TestSelection(t *testing.T) {
+	t.Parallel()
 	a := load(t, "aws-cdk-lib@2.276.0/multi-env")
 	p, err := Build(a, Options{IDs: []string{"f2ef35bc06b7"}})
 	if err != nil || len(p.Jobs) != 1 || p.Jobs[0].Packaging != "zip" {
@@ -68,6 +70,7 @@ func TestSelection(t *testing.T) {
 }
 
 func TestLegacyPlan(t *testing.T) {
+	t.Parallel()
 	a := load(t, "aws-cdk-core@1.204.0/multi-env")
 	if _, err := Build(a, Options{}); err == nil || !strings.Contains(err.Error(), "BucketName output") {
 		t.Fatalf("legacy assets need the toolkit bucket: %v", err)
@@ -90,6 +93,7 @@ func TestLegacyPlan(t *testing.T) {
 
 // Every compat fixture plans, forever.
 func TestEveryFixturePlans(t *testing.T) {
+	t.Parallel()
 	manifests, _ := filepath.Glob("../../compat-fixtures/*@*/*/manifest.json")
 	for _, m := range manifests {
 		rel, _ := filepath.Rel("../../compat-fixtures", filepath.Dir(m))

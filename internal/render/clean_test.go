@@ -3,6 +3,7 @@ package render
 import "testing"
 
 func TestClean(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Bucket":                  "Bucket",
 		"ok\n::error::forged":     `ok\x0a::error::forged`,
@@ -25,6 +26,7 @@ func TestClean(t *testing.T) {
 // Comments neutralise the same runes: a logical id cannot reorder what a reviewer reads
 // (Trojan Source) or carry terminal escapes; line breaks stay the escapers' business.
 func TestMarkdownEscapesUnsafeRunes(t *testing.T) {
+	t.Parallel()
 	if got, want := mdText("admin\u202e1gnp.exe\nnext"), `admin\\u202e1gnp.exe next`; got != want {
 		t.Errorf("mdText = %q, want %q", got, want)
 	}

@@ -9,46 +9,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cdkbot/cdkbot/internal/commitid"
 	"github.com/cdkbot/cdkbot/internal/deployplan"
 )
 
-// DeployReport is what a deployment tells its readers: every stack's outcome, the commit, the
-// run to read the logs in, and the stacks whose templates differ from what was reviewed.
-type DeployReport struct {
-	Key        string // the sticky comment's identity
-	Revision   string
-	RunURL     string
-	Outcomes   []deployplan.Outcome
-	Unreviewed []string // "stack: why", from the review marker comparison
-	// Refused says why nothing was deployed at all (on-unreviewed: refuse).
-	Refused string
-	// Seconds is the wall time of the run: publishing and deploying every stack.
-	Seconds float64
-	// ShowOutputs puts stack output values in the Markdown (a PR comment is public to everyone
-	// who reads the repository); otherwise only their names, and where the values are.
-	ShowOutputs bool
-}
-
-// DeployCounts totals the results.
-func (r DeployReport) counts() map[deployplan.Result]int {
+// deployCounts totals the results.
+func deployCounts(r deployplan.Report) map[deployplan.Result]int {
 	c := map[deployplan.Result]int{}
 	for _, o := range r.Outcomes {
 		c[o.Result]++
 	}
 	return c
-}
-
-// Failed is true when any stack did not end as the assembly says.
-func (r DeployReport) Failed() bool {
-	if r.Refused != "" {
-		return true
-	}
-	for _, o := range r.Outcomes {
-		if !o.Result.OK() {
-			return true
-		}
-	}
-	return false
 }
 
 var deployOrder = []deployplan.Result{deployplan.Deployed, deployplan.NoChanges, deployplan.Failed, deployplan.Refused, deployplan.Skipped}
@@ -75,7 +46,7 @@ func seconds(o deployplan.Outcome) string {
 
 // DeploySummaryText prints one line per stack (result, stack, final status, time), its
 // failure or skip reason and outputs indented below, then the totals.
-func DeploySummaryText(w io.Writer, r DeployReport) error {
+func DeploySummaryText(w io.Writer, r deployplan.Report) error {
 	ew := &errWriter{w: w}
 	width, statusWidth := 0, 0
 	for _, o := range r.Outcomes {
@@ -104,12 +75,12 @@ func DeploySummaryText(w io.Writer, r DeployReport) error {
 	if r.Seconds > 0 {
 		total = fmt.Sprintf(" in %s", time.Duration(r.Seconds*float64(time.Second)).Round(100*time.Millisecond))
 	}
-	ew.printf("Deploy: %s%s\n", deployTotals(r.counts()), total)
+	ew.printf("Deploy: %s%s\n", deployTotals(deployCounts(r)), total)
 	return ew.err
 }
 
 // DeploySummaryJSON is the machine-readable outcome: {"stacks": [...], "unreviewed": [...]}.
-func DeploySummaryJSON(w io.Writer, r DeployReport) error {
+func DeploySummaryJSON(w io.Writer, r deployplan.Report) error {
 	out := struct {
 		Revision   string               `json:"revision,omitempty"`
 		Seconds    float64              `json:"seconds"`
@@ -131,11 +102,10 @@ var deployIcon = map[deployplan.Result]string{deployplan.Deployed: "✅", deploy
 // DeployMarkdown is the deploy comment on a merged pull request and the job summary: a
 // headline, a table of stacks, failures with their causes, outputs, and the run link. Every
 // string from AWS or the assembly is escaped.
-func DeployMarkdown(w io.Writer, r DeployReport) error {
+func DeployMarkdown(w io.Writer, r deployplan.Report) error {
 	ew := &errWriter{w: w}
 	if r.Key != "" {
-		b, _ := json.Marshal(Marker{Tool: "cdkbot", Key: r.Key, HeadSHA: r.Revision})
-		ew.printf("%s%s -->\n", MarkerPrefix, strings.ReplaceAll(string(b), "--", "\\u002d\\u002d"))
+		ew.printf("%s\n", Marker{Tool: "cdkbot", Key: r.Key, HeadSHA: r.Revision}.comment())
 	}
 	verdict, icon := "deployed", "✅"
 	if r.Failed() {
@@ -143,12 +113,12 @@ func DeployMarkdown(w io.Writer, r DeployReport) error {
 	}
 	rev := ""
 	if r.Revision != "" {
-		rev = " " + mdCode(shortSHA(r.Revision), 12)
+		rev = " " + mdCode(commitid.Short(r.Revision, commitid.GitHub), 12)
 	}
 	if r.Refused != "" {
 		ew.printf("### ⛔ cdkbot did not deploy%s\n\n%s\n\n", rev, mdText(r.Refused))
 	} else {
-		ew.printf("### %s cdkbot %s%s: %s\n\n", icon, verdict, rev, deployTotals(r.counts()))
+		ew.printf("### %s cdkbot %s%s: %s\n\n", icon, verdict, rev, deployTotals(deployCounts(r)))
 	}
 	if len(r.Unreviewed) > 0 {
 		ew.printf("**Not as reviewed** — these templates differ from what the pull request's review showed:\n\n")
@@ -200,13 +170,6 @@ func DeployMarkdown(w io.Writer, r DeployReport) error {
 		ew.printf("[Deployment log](%s)\n", strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(r.RunURL))
 	}
 	return ew.err
-}
-
-func shortSHA(s string) string {
-	if len(s) > 7 {
-		return s[:7]
-	}
-	return s
 }
 
 // statusWord keeps a CloudFormation status (UPPER_CASE letters) and drops anything else, so it

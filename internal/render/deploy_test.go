@@ -12,7 +12,8 @@ import (
 // A deploy with every result, outputs, causes and hostile strings from AWS (a resource
 // reason that tries to close the table, mention people and inject HTML).
 func TestDeployReportGoldens(t *testing.T) {
-	rep := DeployReport{Key: "deploy/cdk/deploy/.", Revision: "cccccccccccccccccccccccccccccccccccccccc", RunURL: "https://github.com/acme/shop/actions/runs/77",
+	t.Parallel()
+	rep := deployplan.Report{Key: "deploy/cdk/deploy/.", Revision: "cccccccccccccccccccccccccccccccccccccccc", RunURL: "https://github.com/acme/shop/actions/runs/77",
 		Seconds: 81.25, Unreviewed: []string{"App: template differs from the review of #8 at h8old"},
 		Outcomes: []deployplan.Outcome{
 			{Stack: "Network", StackName: "net", Environment: "aws://123456789012/us-east-1", Result: deployplan.Deployed, Status: "UPDATE_COMPLETE",
@@ -47,7 +48,7 @@ func TestDeployReportGoldens(t *testing.T) {
 		t.Errorf("marker: %+v %v", m, ok)
 	}
 
-	refused := DeployReport{Revision: "abc1234def", Refused: "on-unreviewed is refuse: nothing deployed"}
+	refused := deployplan.Report{Revision: "abc1234def", Refused: "on-unreviewed is refuse: nothing deployed"}
 	md.Reset()
 	_ = DeployMarkdown(&md, refused)
 	if !refused.Failed() || !strings.HasPrefix(md.String(), "### ⛔ cdkbot did not deploy <code>abc1234</code>\n\non-unreviewed is refuse: nothing deployed") {
@@ -57,7 +58,8 @@ func TestDeployReportGoldens(t *testing.T) {
 
 // Output values reach the Markdown only when the team asks for them.
 func TestDeployOutputsShownOnRequest(t *testing.T) {
-	rep := DeployReport{Outcomes: []deployplan.Outcome{{Stack: "Network", Result: deployplan.Deployed, Outputs: map[string]string{"DbPassword": "hunter2"}}}}
+	t.Parallel()
+	rep := deployplan.Report{Outcomes: []deployplan.Outcome{{Stack: "Network", Result: deployplan.Deployed, Outputs: map[string]string{"DbPassword": "hunter2"}}}}
 	var hidden, shown bytes.Buffer
 	DeployMarkdown(&hidden, rep)
 	rep.ShowOutputs = true

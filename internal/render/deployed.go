@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
 	"github.com/cdkbot/cdkbot/internal/review"
+	"github.com/cdkbot/cdkbot/internal/stackstate"
 )
 
 // deployedMarkdown says, for the stacks whose running template is not the base, what differs:
@@ -80,7 +81,7 @@ func driftMarkdown(ds []review.StackDrift, budget int) string {
 		for _, r := range sd.Resources {
 			diffs := r.Differences
 			if len(diffs) == 0 {
-				diffs = []review.PropertyDifference{{}}
+				diffs = []stackstate.PropertyDifference{{}}
 			}
 			for _, p := range diffs {
 				rows.add(fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", mdCode(sd.Stack, 80), mdCode(r.LogicalID, 80), strings.ToLower(mdText(r.Status)),

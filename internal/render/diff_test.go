@@ -35,6 +35,7 @@ func assemblyReport(t *testing.T, oldDir, newDir string) DiffReport {
 // TestDiffGoldens renders real multi-stack changes in every view: the shop app synthesized by
 // aws-cdk-lib before and after a risky PR, and a v1 → v2 migration across two accounts.
 func TestDiffGoldens(t *testing.T) {
+	t.Parallel()
 	cases := map[string][2]string{
 		"shop":        {"../cli/demo/before", "../cli/demo/after"},
 		"v1-to-v2":    {"../../compat-fixtures/aws-cdk-core@1.204.0/multi-env", "../../compat-fixtures/aws-cdk-lib@2.0.0/multi-env"},
@@ -42,6 +43,7 @@ func TestDiffGoldens(t *testing.T) {
 	}
 	for name, dirs := range cases {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := assemblyReport(t, dirs[0], dirs[1])
 			var text, md, js bytes.Buffer
 			if err := DiffText(&text, r, DiffOptions{}); err != nil {
@@ -80,6 +82,7 @@ const hostile = "x`</details></code><script>alert(1)</script> | @octocat **bold*
 // TestHostileStringsStayInert puts attacker-controlled text everywhere a template can carry it
 // and checks the Markdown keeps its structure, pings nobody and carries no live HTML.
 func TestHostileStringsStayInert(t *testing.T) {
+	t.Parallel()
 	mk := func(value string) *cfn.Object {
 		tpl := fmt.Sprintf(`{"Resources": {%q: {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": %q, "Tags": [{"Key": %q, "Value": %q}]}},
 		  "Policy": {"Type": "AWS::IAM::Policy", "Properties": {"PolicyName": "p", "Roles": [%q],
@@ -111,6 +114,7 @@ func TestHostileStringsStayInert(t *testing.T) {
 // TestMarkdownBudget renders many changed stacks into a small budget: the result fits, stays
 // well-formed, and says that detail was left out and where the full diff is.
 func TestMarkdownBudget(t *testing.T) {
+	t.Parallel()
 	var stacks []*cfndiff.StackDiff
 	for i := range 40 {
 		var res strings.Builder
@@ -150,6 +154,7 @@ func TestMarkdownBudget(t *testing.T) {
 // Long values that share a beginning are shown around their first difference, both sides cut
 // the same way, so old and new never look identical.
 func TestValuePairShowsTheDifference(t *testing.T) {
+	t.Parallel()
 	spec := strings.Repeat("phases: install: commands: npm ci; ", 10)
 	old, new := spec+"build: npm test", spec+"build: npm run deploy"
 	a, b := valuePair(old, true, new, true, 80)

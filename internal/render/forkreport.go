@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/compat"
 	"github.com/cdkbot/cdkbot/internal/review"
@@ -50,8 +49,7 @@ func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int
 		budget = GitHubCommentLimit
 	}
 	var b bytes.Buffer
-	m, _ := json.Marshal(Marker{Tool: "cdkbot", Key: key, HeadSHA: headSHA, Templates: r.Templates, Unverified: true})
-	b.WriteString(MarkerPrefix + strings.ReplaceAll(string(m), "--", "\\u002d\\u002d") + " -->\n")
+	b.WriteString(Marker{Tool: "cdkbot", Key: key, HeadSHA: headSHA, Templates: r.Templates, Unverified: true}.comment() + "\n")
 	c := Counts{Create: r.Diff.Summary.Create, Update: r.Diff.Summary.Update, Replace: r.Diff.Summary.Replace, MayReplace: r.Diff.Summary.MayReplace,
 		Destroy: r.Diff.Summary.Destroy, Orphan: r.Diff.Summary.Orphan, Import: r.Diff.Summary.Import, StacksChanged: r.Diff.Summary.StacksChanged,
 		Broadened: r.Diff.Summary.Broadening}

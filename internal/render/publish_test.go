@@ -10,6 +10,7 @@ import (
 // A note on an outcome (an earlier run's leftovers cleaned up) is printed under its line,
 // its control characters shown as escapes.
 func TestPublishSummaryTextShowsNotes(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	s := publishplan.Summary{Outcomes: []publishplan.Outcome{
 		{Asset: "abc123", Destination: "111111111111-us-east-1", Target: "s3://b/abc123.zip", State: publishplan.Published, Bytes: 2048,

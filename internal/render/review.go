@@ -30,11 +30,16 @@ type Marker struct {
 	Unverified bool `json:"unverified,omitempty"`
 }
 
+// comment renders m as the hidden comment a body starts with. "--" cannot appear inside an HTML
+// comment, so it is written as JSON's own escape, which ParseMarker reads back as "--".
+func (m Marker) comment() string {
+	b, _ := json.Marshal(m)
+	return MarkerPrefix + strings.ReplaceAll(string(b), "--", `\u002d\u002d`) + " -->"
+}
+
 // MarkerComment renders the hidden marker of a report.
 func MarkerComment(r *review.Report) string {
-	b, _ := json.Marshal(Marker{Tool: "cdkbot", Key: r.Key, HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, MergeSHA: r.MergeSHA, Templates: r.TemplateHash})
-	// "--" cannot appear inside an HTML comment; JSON from hex hashes and ids is escaped anyway.
-	return MarkerPrefix + strings.ReplaceAll(string(b), "--", "\\u002d\\u002d") + " -->"
+	return Marker{Tool: "cdkbot", Key: r.Key, HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, MergeSHA: r.MergeSHA, Templates: r.TemplateHash}.comment()
 }
 
 // ReviewHeadline is the one line a reviewer acts on (the comment's heading, the check run's title).

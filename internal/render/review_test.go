@@ -14,6 +14,7 @@ import (
 
 // A stack id comes from the PR's code: it must not be able to end the hidden marker early.
 func TestMarkerCannotBeClosedByHostileIDs(t *testing.T) {
+	t.Parallel()
 	r := &review.Report{Key: "ci/deploy --> <b>x</b>", TemplateHash: map[string]string{"evil-->stack": "00"}}
 	m := MarkerComment(r)
 	if strings.Count(m, "-->") != 1 || !strings.HasSuffix(m, " -->") {
@@ -29,6 +30,7 @@ func TestMarkerCannotBeClosedByHostileIDs(t *testing.T) {
 }
 
 func TestReviewMarkdownFitsTheBudget(t *testing.T) {
+	t.Parallel()
 	r := DiffReport{Stacks: assemblyReport(t, "../cli/demo/before", "../cli/demo/after").Stacks}
 	rep := &review.Report{Key: "k", Stacks: r.Stacks, TemplateHash: map[string]string{}}
 	for _, budget := range []int{GitHubCommentLimit, 6000, 3000} {
@@ -48,6 +50,7 @@ func TestReviewMarkdownFitsTheBudget(t *testing.T) {
 
 // A gate with many items names three on its line; every item is in one table.
 func TestLongGateListsCollapse(t *testing.T) {
+	t.Parallel()
 	var items []string
 	for i := range 12 {
 		items = append(items, fmt.Sprintf("Bucket%d (AWS::S3::Bucket) in Data", i))
@@ -67,6 +70,7 @@ func TestLongGateListsCollapse(t *testing.T) {
 // Every section is bounded: 1,000-character logical ids in 300 replaced resources, gate items
 // and policy violations still render within the smallest comment budget, so a comment arrives.
 func TestHostileReportFitsTheSmallestBudget(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("L", 1000)
 	var resources []*cfndiff.ResourceChange
 	var items []string

@@ -3,6 +3,7 @@ package resourcespec
 import "testing"
 
 func TestEmbeddedSpec(t *testing.T) {
+	t.Parallel()
 	s := Default()
 	if s.Len() < 1500 || s.Source != "@aws-cdk/aws-service-spec@0.1.216" {
 		t.Fatalf("%d types from %q", s.Len(), s.Source)
@@ -37,12 +38,14 @@ func TestEmbeddedSpec(t *testing.T) {
 }
 
 func TestEveryEmbeddedTypeParses(t *testing.T) {
+	t.Parallel()
 	if err := Default().Validate(); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestBadLinesDegradeToUnknown(t *testing.T) {
+	t.Parallel()
 	s := Parse("X::Y::Z\t-\t-\tA=q\nX::Y::W\tbroken\n")
 	if s.Type("X::Y::Z") != nil || s.Type("X::Y::W") != nil {
 		t.Error("malformed lines must not yield types")

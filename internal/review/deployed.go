@@ -7,16 +7,8 @@ import (
 
 	"github.com/cdkbot/cdkbot/internal/cfn"
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
+	"github.com/cdkbot/cdkbot/internal/stackstate"
 )
-
-// DeployedStack is what CloudFormation holds for one stack, read through its lookup role.
-type DeployedStack struct {
-	Deployed bool        // false: no such stack, or only a change set never executed
-	Template *cfn.Object // the template the stack runs, when Deployed
-	// Nested are the templates its nested stacks run, by logical id ("Child/Grandchild" deeper).
-	Nested map[string]*cfn.Object
-	Err    string // why it could not be read; the review says so and goes on
-}
 
 // Deployed states, from the deployed stack's point of view.
 const (
@@ -131,49 +123,18 @@ func applyVerdicts(stacks []*cfndiff.StackDiff, verdicts map[string]map[string]s
 	}
 }
 
-// Drifted is a resource changed or deleted outside CloudFormation.
-type Drifted struct {
-	LogicalID   string               `json:"logicalId"`
-	Type        string               `json:"type"`
-	Status      string               `json:"status"` // MODIFIED or DELETED
-	Differences []PropertyDifference `json:"differences,omitempty"`
-}
-
-// PropertyDifference is one property that is not what the stack set.
-type PropertyDifference struct {
-	Path     string `json:"path"`
-	Expected string `json:"expected"`
-	Actual   string `json:"actual"`
-	Kind     string `json:"kind"` // ADD, REMOVE, NOT_EQUAL
-}
-
 // StackDrift is a stack's drifted resources.
 type StackDrift struct {
-	Stack     string    `json:"stack"`
-	Resources []Drifted `json:"resources"`
+	Stack     string               `json:"stack"`
+	Resources []stackstate.Drifted `json:"resources"`
 }
 
-// Summary says in a few words how the resource drifted.
-func (d Drifted) Summary() string {
-	if d.Status == "DELETED" {
-		return "deleted outside CloudFormation"
-	}
-	var paths []string
-	for _, p := range d.Differences {
-		paths = append(paths, p.Path)
-	}
-	if len(paths) == 0 {
-		return "changed outside CloudFormation"
-	}
-	return "changed outside CloudFormation (" + strings.Join(paths, ", ") + ")"
-}
-
-func stackDrifts(in map[string][]Drifted) []StackDrift {
+func stackDrifts(in map[string][]stackstate.Drifted) []StackDrift {
 	var out []StackDrift
 	for _, id := range slices.Sorted(maps.Keys(in)) {
 		if len(in[id]) > 0 {
 			rs := slices.Clone(in[id])
-			slices.SortFunc(rs, func(a, b Drifted) int { return strings.Compare(a.LogicalID, b.LogicalID) })
+			slices.SortFunc(rs, func(a, b stackstate.Drifted) int { return strings.Compare(a.LogicalID, b.LogicalID) })
 			out = append(out, StackDrift{Stack: id, Resources: rs})
 		}
 	}

@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/cdkbot/cdkbot/internal/cfn"
+	"github.com/cdkbot/cdkbot/internal/stackstate"
 )
 
 // What a nested stack runs is compared with the base's nested template too: a nested VPC
 // changed outside the parent shows under the parent, which itself runs the base.
 func TestDeployedNestedStacks(t *testing.T) {
+	t.Parallel()
 	dir := "../../compat-fixtures/aws-cdk-lib@2.276.0/nested-vpc"
 	a := load(t, dir)
 	parse := func(name string, edit func(string) string) *cfn.Object {
@@ -39,7 +41,7 @@ func TestDeployedNestedStacks(t *testing.T) {
 		})}, DeployedDiffers},
 		{"nested missing", map[string]*cfn.Object{}, DeployedDiffers},
 	} {
-		rep, err := Run(Input{Base: a, Head: a, Deployed: map[string]*DeployedStack{"Service": {Deployed: true, Template: parent, Nested: tc.nested}}})
+		rep, err := Run(Input{Base: a, Head: a, Deployed: map[string]*stackstate.Stack{"Service": {Deployed: true, Template: parent, Nested: tc.nested}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
 	"github.com/cdkbot/cdkbot/internal/compat"
 	"github.com/cdkbot/cdkbot/internal/resourcespec"
+	"github.com/cdkbot/cdkbot/internal/stackstate"
 )
 
 // Gate names users put in fail-on.
@@ -73,10 +74,10 @@ type Input struct {
 	Spec            *resourcespec.Spec
 	// Deployed is what CloudFormation runs, by qualified stack id, when cdkbot could read it
 	// (credentials given): the review then says where that is not the base.
-	Deployed map[string]*DeployedStack
+	Deployed map[string]*stackstate.Stack
 	// Drift is what drift detection found in the deployed stacks the change touches, by
 	// qualified stack id (nil when it was not run).
-	Drift map[string][]Drifted
+	Drift map[string][]stackstate.Drifted
 	// Verdicts is CloudFormation's replacement verdict (True, Conditional, False) per stack and
 	// logical id, from change sets created for the head and never executed: where it differs
 	// from the specification's, CloudFormation's wins and the review says so.
@@ -176,7 +177,7 @@ func Run(in Input) (*Report, error) {
 	rep.Deployed = compareDeployed(in, stacks, opts)
 	rep.Drift = stackDrifts(in.Drift)
 	rep.Mutated = mutatedBytes(opts.NewTemplates)
-	if rep.TemplateHash, err = hashes(in.Head, rep.Mutated); err != nil {
+	if rep.TemplateHash, err = HashTemplates(in.Head, rep.Mutated); err != nil {
 		return nil, err
 	}
 	rep.Compatibility = compat.CheckAssemblies(compat.AssemblyInput{Base: in.Base, Head: in.Head, Repo: in.Repo, ToolSchemaMax: in.ToolSchemaMax})
@@ -355,10 +356,12 @@ func TemplateHashes(a *assembly.Assembly, policy *aspects.Config) (map[string]st
 	if err != nil {
 		return nil, err
 	}
-	return hashes(a, mutated)
+	return HashTemplates(a, mutated)
 }
 
-func hashes(a *assembly.Assembly, mutated map[string][]byte) (map[string]string, error) {
+// HashTemplates is TemplateHashes for templates the policy already mutated (MutatedTemplates),
+// so a deploy that compares and then deploys applies the policy once.
+func HashTemplates(a *assembly.Assembly, mutated map[string][]byte) (map[string]string, error) {
 	out := map[string]string{}
 	for _, s := range a.AllStacks() {
 		body, ok := mutated[s.QualifiedID()]

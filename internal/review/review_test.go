@@ -31,6 +31,7 @@ func gate(r *Report, name string) Gate {
 }
 
 func TestGates(t *testing.T) {
+	t.Parallel()
 	base, head := load(t, assemblies+"before"), load(t, assemblies+"after")
 	r, err := Run(Input{Base: base, Head: head, ToolSchemaMax: 55, FailOn: []string{GateDestroyStateful, GateSecurityBroadening}, SecurityMinimum: "low"})
 	if err != nil {
@@ -78,6 +79,7 @@ func TestGates(t *testing.T) {
 }
 
 func TestFirstDeploymentAndUnchanged(t *testing.T) {
+	t.Parallel()
 	head := load(t, assemblies+"after")
 	r, err := Run(Input{Head: head, ToolSchemaMax: 55, FailOn: AllGates, SecurityMinimum: "low"})
 	if err != nil {
@@ -103,6 +105,7 @@ func TestFirstDeploymentAndUnchanged(t *testing.T) {
 // An assembly the CDK CLI would refuse to deploy (unresolved lookups, error annotations) fails
 // the incomplete gate, on by default, and no approval overrides it.
 func TestIncompleteAssembly(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(assemblies+"after")); err != nil {
 		t.Fatal(err)
@@ -143,8 +146,9 @@ func TestIncompleteAssembly(t *testing.T) {
 // Violations the base already had are shown as such and do not fail the policy-error gate;
 // the headline counts only the change's own policy errors.
 func TestViolationsAlreadyOnTheBase(t *testing.T) {
+	t.Parallel()
 	base, head := load(t, assemblies+"before"), load(t, assemblies+"after")
-	cfg, err := aspects.ParseConfig(".cdkbot.yml", []byte("aspects:\n  - use: require-tags\n    with: { keys: [cost-center] }\n"))
+	cfg, _, err := aspects.Load(".cdkbot.yml", []byte("aspects:\n  - use: require-tags\n    with: { keys: [cost-center] }\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

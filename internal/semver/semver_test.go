@@ -22,6 +22,7 @@ func join(vs []Version) string {
 }
 
 func TestOrdering(t *testing.T) {
+	t.Parallel()
 	vs := versions("1.0.0", "1.0.0-rc.1", "1.0.0-alpha", "0.9.9", "1.0.0-alpha.1", "1.0.0+build.5", "2.0.0", "1.10.0", "1.2.0")
 	Sort(vs)
 	if got, want := join(vs), "0.9.9 1.0.0-alpha 1.0.0-alpha.1 1.0.0-rc.1 1.0.0 1.0.0+build.5 1.2.0 1.10.0 2.0.0"; got != want {
@@ -44,6 +45,7 @@ func TestOrdering(t *testing.T) {
 }
 
 func TestSpecGrammar(t *testing.T) {
+	t.Parallel()
 	all := versions("0.0.1", "0.9.0", "1.0.0", "1.2.0", "1.2.5", "1.3.0", "1.5.0", "1.9.9", "2.0.0", "2.1.0-rc.1", "3.0.0")
 	cases := map[string]string{
 		">=1.2,<2.0,!=1.5": "1.2.0 1.2.5 1.3.0 1.9.9",
@@ -86,6 +88,7 @@ func TestSpecGrammar(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	available := versions("1.2.0", "1.2.3", "1.4.0", "1.5.2", "2.0.0")
 	for wanted, want := range map[string]string{
 		"1.2.3": "1.2.3 exact", "1.2.9": "1.2.3 same-minor", "1.3.0": "1.5.2 same-major", "3.1.0": " none", "2.7.0": "2.0.0 same-major",
@@ -104,6 +107,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestBumpBetween(t *testing.T) {
+	t.Parallel()
 	for pair, want := range map[[2]string]string{
 		{"1.2.3", "2.0.0"}: "major true", {"1.2.3", "1.3.0"}: "minor true", {"1.2.3", "1.2.4"}: "patch true",
 		{"1.2.3", "1.2.3"}: "none true", {"1.2.3", "1.2.2"}: "none false", {"2.0.0", "1.9.0"}: "none false",

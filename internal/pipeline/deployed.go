@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"context"
@@ -16,30 +16,33 @@ import (
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/awsconfig"
+	"github.com/cdkbot/cdkbot/internal/commitid"
 	"github.com/cdkbot/cdkbot/internal/deployed"
+	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/review"
+	"github.com/cdkbot/cdkbot/internal/stackstate"
 )
 
 // Modes of --deployed (the action's input deployed).
 const (
-	deployedAuto     = "auto"     // read what runs when AWS credentials are configured
-	deployedOff      = "off"      // never ask AWS
-	deployedRequired = "required" // read it or fail: a review that must not run blind
+	DeployedAuto     = "auto"     // read what runs when AWS credentials are configured
+	DeployedOff      = "off"      // never ask AWS
+	DeployedRequired = "required" // read it or fail: a review that must not run blind
 )
 
 // readDeployed reads what the selected head stacks run, through each stack's lookup role. It
 // returns nil (and no error) when the mode is off, or auto without credentials configured.
-func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, keep func(*assembly.Stack) bool, log func(string, ...any)) (*deployed.Reader, map[string]*review.DeployedStack, error) {
+func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, keep func(*assembly.Stack) bool, log func(string, ...any)) (*deployed.Reader, map[string]*stackstate.Stack, error) {
 	switch mode {
-	case deployedOff:
+	case DeployedOff:
 		return nil, nil, nil
-	case "", deployedAuto:
+	case "", DeployedAuto:
 		if !credentialsConfigured() {
 			return nil, nil, nil
 		}
-	case deployedRequired:
+	case DeployedRequired:
 	default:
-		return nil, nil, usagef("--deployed %q: use auto (when AWS credentials are configured), off or required", mode)
+		return nil, nil, failure.Usagef("--deployed %q: use auto (when AWS credentials are configured), off or required", mode)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -52,8 +55,8 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 		id, err = awsconfig.WhoAmI(ctx, cfg)
 	}
 	if err != nil {
-		if mode == deployedRequired {
-			return nil, nil, &operationError{fmt.Errorf("--deployed required: %v", err)}
+		if mode == DeployedRequired {
+			return nil, nil, failure.OperationErr(fmt.Errorf("--deployed required: %v", err))
 		}
 		log("cdkbot: not comparing with what is deployed: %s", awsconfig.Explain(err))
 		return nil, nil, nil
@@ -66,17 +69,16 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 	}
 	log("cdkbot: reading what %d stack(s) run, as %s", len(stacks), id.ARN)
 	r := &deployed.Reader{Sessions: awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-review"}), Account: id.Account, Region: cfg.Region}
-	out := map[string]*review.DeployedStack{}
+	out := r.Read(ctx, stacks)
 	var unread []string
-	for stackID, st := range r.Read(ctx, stacks) {
-		out[stackID] = &review.DeployedStack{Deployed: st.Deployed, Template: st.Template, Nested: st.Nested, Err: st.Err}
+	for stackID, st := range out {
 		if st.Err != "" {
 			unread = append(unread, stackID+": "+st.Err)
 		}
 	}
-	if mode == deployedRequired && len(unread) > 0 {
+	if mode == DeployedRequired && len(unread) > 0 {
 		slices.Sort(unread)
-		return nil, nil, &operationError{fmt.Errorf("--deployed required, and what runs could not be read for %s", strings.Join(unread, "; "))}
+		return nil, nil, failure.OperationErr(fmt.Errorf("--deployed required, and what runs could not be read for %s", strings.Join(unread, "; ")))
 	}
 	return r, out, nil
 }
@@ -88,13 +90,13 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 // too large to pass inline, detection too slow) keeps the specification's verdicts, with a note
 // saying so.
 func askCloudFormation(ctx context.Context, r *deployed.Reader, rep *review.Report, head *assembly.Assembly,
-	running map[string]*review.DeployedStack, headSHA string, log func(string, ...any)) (map[string]map[string]string, map[string][]review.Drifted, []string) {
+	running map[string]*stackstate.Stack, headSHA string, log func(string, ...any)) (map[string]map[string]string, map[string][]stackstate.Drifted, []string) {
 	byID := map[string]*assembly.Stack{}
 	for _, s := range head.AllStacks() {
 		byID[s.QualifiedID()] = s
 	}
 	var mu sync.Mutex
-	verdicts, drifts, notes := map[string]map[string]string{}, map[string][]review.Drifted{}, []string{}
+	verdicts, drifts, notes := map[string]map[string]string{}, map[string][]stackstate.Drifted{}, []string{}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for _, sd := range rep.Stacks {
@@ -129,12 +131,8 @@ func askCloudFormation(ctx context.Context, r *deployed.Reader, rep *review.Repo
 				notes = append(notes, fmt.Sprintf("Drift of %s could not be detected (%v).", sd.ID, err))
 				return nil
 			}
-			for _, d := range found {
-				rd := review.Drifted{LogicalID: d.LogicalID, Type: d.Type, Status: d.Status}
-				for _, p := range d.Differences {
-					rd.Differences = append(rd.Differences, review.PropertyDifference{Path: p.Path, Expected: p.Expected, Actual: p.Actual, Kind: p.Kind})
-				}
-				drifts[sd.ID] = append(drifts[sd.ID], rd)
+			if len(found) > 0 { // an entry asks for the review again; a stack without drift adds none
+				drifts[sd.ID] = found
 			}
 			return nil
 		})
@@ -149,8 +147,8 @@ func askCloudFormation(ctx context.Context, r *deployed.Reader, rep *review.Repo
 
 // changeSetSuffix names a review's change sets after the head commit, or the template.
 func changeSetSuffix(headSHA string, body []byte) string {
-	if len(headSHA) >= 12 {
-		return headSHA[:12]
+	if len(headSHA) >= commitid.Unambiguous {
+		return commitid.Short(headSHA, commitid.Unambiguous)
 	}
 	sum := sha256.Sum256(body)
 	return hex.EncodeToString(sum[:6])

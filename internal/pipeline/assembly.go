@@ -1,0 +1,119 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/compat"
+	"github.com/cdkbot/cdkbot/internal/failure"
+)
+
+// LoadAssembly loads the cloud assembly in dir from disk.
+func LoadAssembly(dir string) (*assembly.Assembly, error) {
+	info, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, failure.Usagef("%s: no such directory; name the cloud assembly directory (usually cdk.out)", dir)
+	}
+	if err != nil {
+		return nil, failure.Usagef("%s: %v", dir, err)
+	}
+	if !info.IsDir() {
+		return nil, failure.Usagef("%s is a file; name the cloud assembly directory (usually cdk.out) that holds manifest.json", dir)
+	}
+	return assembly.Load(os.DirFS(dir), dir)
+}
+
+// StackFilter keeps stacks whose qualified id, display name or stack name matches a glob; nil
+// (keep all) without globs.
+func StackFilter(globs []string) func(*assembly.Stack) bool {
+	if len(globs) == 0 {
+		return nil
+	}
+	return func(s *assembly.Stack) bool {
+		for _, g := range globs {
+			if s.Matches(g) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// ReadRepoFacts reads what a repository pins: the aws-cdk CLI from package-lock.json (exact),
+// else from package.json (the lowest version its range allows), and cdk.json's context.
+func ReadRepoFacts(dir string) (compat.RepoFacts, error) {
+	var facts compat.RepoFacts
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return facts, failure.Usagef("--repo %s: not a directory", dir)
+	}
+	read := func(name string, v any) (bool, error) {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if os.IsNotExist(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, failure.Usagef("%s: %v", filepath.Join(dir, name), err)
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return false, failure.InputErr(fmt.Errorf("%s: not valid JSON: %w", filepath.Join(dir, name), err))
+		}
+		return true, nil
+	}
+	var lock struct {
+		Packages map[string]struct {
+			Version string `json:"version"`
+		} `json:"packages"`
+		Dependencies map[string]struct {
+			Version string `json:"version"`
+		} `json:"dependencies"`
+	}
+	if ok, err := read("package-lock.json", &lock); err != nil {
+		return facts, err
+	} else if ok {
+		if p, found := lock.Packages["node_modules/aws-cdk"]; found {
+			facts.CLIVersion, facts.CLISource = p.Version, "package-lock.json"
+		} else if d, found := lock.Dependencies["aws-cdk"]; found {
+			facts.CLIVersion, facts.CLISource = d.Version, "package-lock.json"
+		}
+		if p, found := lock.Packages["node_modules/aws-cdk-lib"]; found {
+			facts.FrameworkVersion = p.Version
+		}
+	}
+	var pkg struct {
+		Dependencies    map[string]string `json:"dependencies"`
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	if ok, err := read("package.json", &pkg); err != nil {
+		return facts, err
+	} else if ok && facts.CLIVersion == "" {
+		for _, deps := range []map[string]string{pkg.DevDependencies, pkg.Dependencies} {
+			if r, found := deps["aws-cdk"]; found {
+				facts.CLIVersion, facts.CLISource = lowestOfRange(r), "package.json"
+			}
+		}
+	}
+	var cdkJSON struct {
+		Context map[string]any `json:"context"`
+	}
+	if _, err := read("cdk.json", &cdkJSON); err != nil {
+		return facts, err
+	}
+	facts.Context = cdkJSON.Context
+	return facts, nil
+}
+
+// lowestOfRange is the smallest version an npm range such as "^2.1020.0" or ">=2.1000.0 <3"
+// allows: the version its first comparator names.
+func lowestOfRange(r string) string {
+	first := strings.Fields(r)
+	if len(first) == 0 {
+		return ""
+	}
+	return strings.TrimLeft(first[0], "^~>=v")
+}

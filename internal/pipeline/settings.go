@@ -1,0 +1,135 @@
+package pipeline
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ValueKind is how a door shows a setting's value: cobra's type names, so `--help` reads as
+// it always has.
+type ValueKind string
+
+// Value kinds.
+const (
+	Text     ValueKind = "string"
+	List     ValueKind = "strings" // comma-separated; the action's inputs also take one per line
+	Number   ValueKind = "int"
+	Duration ValueKind = "duration"
+)
+
+// Setting is one option of a pipeline as every door fills it: a flag of `cdkbot review` and of
+// the hook, an input of the action. Name is both the flag's and the input's; Set parses a
+// value and stores it, so the doors share one parser and one default.
+type Setting[O any] struct {
+	Name, Default, Usage string
+	Kind                 ValueKind
+	// Action is true when the action reads it as an input (action.yml declares it).
+	Action bool
+	Set    func(o *O, value string) error
+}
+
+// SplitList splits a list value at commas and line breaks, dropping blanks and spaces.
+func SplitList(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func text(set func(o *ReviewOptions, v string)) func(*ReviewOptions, string) error {
+	return func(o *ReviewOptions, v string) error { set(o, v); return nil }
+}
+
+func list(set func(o *ReviewOptions, v []string)) func(*ReviewOptions, string) error {
+	return func(o *ReviewOptions, v string) error { set(o, SplitList(v)); return nil }
+}
+
+// ReviewSettings are the review's options that every door sets the same way, with one
+// default and one parser each. Inputs that only one door has (the CLI's --repo and --base,
+// the action's event) stay with that door.
+var ReviewSettings = []Setting[ReviewOptions]{
+	{Name: "fail-on", Kind: List, Action: true, Default: strings.Join(DefaultFailOn, ","),
+		Usage: "gates that fail the review: replace, destroy, orphan, destroy-stateful, security-broadening, compat-fail, " +
+			"policy-error, drift (with AWS credentials)",
+		Set: list(func(o *ReviewOptions, v []string) { o.FailOn = v })},
+	{Name: "override-label", Kind: Text, Action: true, Default: DefaultOverrideLabel,
+		Usage: "the PR label that turns failing gates into warnings",
+		Set:   text(func(o *ReviewOptions, v string) { o.OverrideLabel = v })},
+	{Name: "stacks", Kind: List, Action: true,
+		Usage: "only stacks whose id, display name or stack name matches this glob (repeatable)",
+		Set:   list(func(o *ReviewOptions, v []string) { o.Stacks = v })},
+	{Name: "install-command", Kind: Text, Action: true,
+		Usage: "install dependencies before synthesizing (default from the lock file; none to skip)",
+		Set:   text(func(o *ReviewOptions, v string) { o.InstallCommand = v })},
+	{Name: "synth-command", Kind: Text, Action: true,
+		Usage: "synthesize the app (default: cdk.json's app, run with CDK_OUTDIR)",
+		Set:   text(func(o *ReviewOptions, v string) { o.SynthCommand = v })},
+	{Name: "synth-timeout", Kind: Duration, Default: "10m0s",
+		Usage: "time limit for installing and synthesizing one revision",
+		Set: func(o *ReviewOptions, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("give a duration such as 10m or 90s")
+			}
+			o.SynthTimeout = d
+			return nil
+		}},
+	{Name: "synth-inputs", Kind: List, Action: true,
+		Usage: "repository paths the app reads outside its directory (../lambda code, shared config): checked out for " +
+			"synthesis and part of its cache key",
+		Set: list(func(o *ReviewOptions, v []string) { o.SynthInputs = v })},
+	{Name: "synth-concurrency", Kind: Number, Action: true, Default: "2",
+		Usage: "revisions synthesized at the same time (base and head side by side)",
+		Set: func(o *ReviewOptions, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("give a whole number, 1 or more (2 synthesizes base and head side by side)")
+			}
+			o.SynthConcurrency = n
+			return nil
+		}},
+	{Name: "synth-user", Kind: Text, Action: true,
+		Usage: "install and synthesize as this unprivileged, dedicated user, or as BASE,HEAD (a user each; name, uid or " +
+			"uid:gid; cdkbot must run as root), so the app cannot read cdkbot's files, memory or tokens; every process " +
+			"of that user is killed afterwards",
+		Set: text(func(o *ReviewOptions, v string) { o.SynthUser = v })},
+	{Name: "security-severity", Kind: Text, Action: true, Default: "high",
+		Usage: "the least severity of a permission change that triggers security-broadening: low, medium, high or critical",
+		Set:   text(func(o *ReviewOptions, v string) { o.SecuritySeverity = v })},
+	{Name: "deployed", Kind: Text, Action: true, Default: DeployedAuto,
+		Usage: "compare the base with what each stack runs in AWS (read-only, through its lookup role): auto (when AWS " +
+			"credentials are configured), off or required",
+		Set: text(func(o *ReviewOptions, v string) { o.Deployed = v })},
+	{Name: "base-failure", Kind: Text, Action: true, Default: "fail",
+		Usage: "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) or first-deployment",
+		Set:   text(func(o *ReviewOptions, v string) { o.BaseFailure = v })},
+}
+
+// ReviewSetting is the setting named name; it panics for a name not in the table (a
+// programming error, caught by the doors' tests).
+func ReviewSetting(name string) Setting[ReviewOptions] {
+	for _, s := range ReviewSettings {
+		if s.Name == name {
+			return s
+		}
+	}
+	panic("no review setting " + name)
+}
+
+// DefaultReviewOptions are the review's options with every setting at its default.
+func DefaultReviewOptions() ReviewOptions {
+	var o ReviewOptions
+	for _, s := range ReviewSettings {
+		if s.Default != "" {
+			if err := s.Set(&o, s.Default); err != nil {
+				panic("review setting " + s.Name + ": bad default: " + err.Error())
+			}
+		}
+	}
+	return o
+}
