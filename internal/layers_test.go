@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const module = "github.com/cdkbot/cdkbot/"
@@ -97,5 +98,35 @@ func TestDependencyDirection(t *testing.T) {
 				t.Errorf("internal/%s imports cli: only cmd/cdkbot does", pkg)
 			}
 		}
+	}
+}
+
+// maxLine is the longest line of non-test Go code, a tab counting as one character: code
+// reads in a side-by-side diff without wrapping. (Tests keep their long literal tables.)
+const maxLine = 120
+
+func TestLineLength(t *testing.T) {
+	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && d.Name() != ".."):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go"):
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if n := utf8.RuneCountInString(line); n > maxLine {
+				t.Errorf("%s:%d is %d characters long: wrap it at %d", p, i+1, n, maxLine)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -38,7 +38,9 @@ func ParseApprovalRule(s string) (ApprovalRule, error) {
 // would-be approvals did not count and why, so the comment can tell the author. When GitHub
 // cannot say who applied a label or what access they have, that approval does not count (fail
 // closed) and ignored says so.
-func approvals(ctx context.Context, gh PullRequests, rule ApprovalRule, label string, pr pullrequest.Facts) (out []review.Approval, ignored []string) {
+func approvals(
+	ctx context.Context, gh PullRequests, rule ApprovalRule, label string, pr pullrequest.Facts,
+) (out []review.Approval, ignored []string) {
 	writers := map[string]bool{}
 	canWrite := func(login string) (bool, string) {
 		if ok, seen := writers[login]; seen {
@@ -46,18 +48,21 @@ func approvals(ctx context.Context, gh PullRequests, rule ApprovalRule, label st
 		}
 		perm, err := gh.Permission(ctx, login)
 		if err != nil {
-			return false, fmt.Sprintf("The approval by %s does not count: cdkbot could not read their access to the repository (%v)", login, err)
+			return false, fmt.Sprintf("The approval by %s does not count: "+
+				"cdkbot could not read their access to the repository (%v)", login, err)
 		}
 		ok := perm == "admin" || perm == "maintain" || perm == "write"
 		writers[login] = ok
 		if !ok {
-			return false, fmt.Sprintf("The approval by %s does not count: %s has %s access to the repository, and an approval counts only from someone with write access", login, login, perm)
+			return false, fmt.Sprintf("The approval by %s does not count: %s has %s access to the repository, "+
+				"and an approval counts only from someone with write access", login, login, perm)
 		}
 		return true, ""
 	}
 	consider := func(by, via string) {
 		if githubapi.SameLogin(by, pr.Author) {
-			ignored = append(ignored, fmt.Sprintf("The approval by %s (%s) does not count: %s is the pull request's author; someone else with write access must approve", by, via, by))
+			ignored = append(ignored, fmt.Sprintf("The approval by %s (%s) does not count: "+
+				"%s is the pull request's author; someone else with write access must approve", by, via, by))
 			return
 		}
 		if ok, why := canWrite(by); !ok {
@@ -71,7 +76,8 @@ func approvals(ctx context.Context, gh PullRequests, rule ApprovalRule, label st
 	if (rule == ApproveByLabel || rule == ApproveByLabelOrReview) && slices.Contains(pr.Labels, label) {
 		events, err := gh.LabelEvents(ctx, pr.Number)
 		if err != nil {
-			ignored = append(ignored, fmt.Sprintf("the label %s is on the pull request, but cdkbot could not read who applied it (%v)", label, err))
+			ignored = append(ignored, fmt.Sprintf(
+				"the label %s is on the pull request, but cdkbot could not read who applied it (%v)", label, err))
 		}
 		var actors []string
 		for _, e := range events {
@@ -105,7 +111,8 @@ func approvals(ctx context.Context, gh PullRequests, rule ApprovalRule, label st
 			switch {
 			case r.State != "APPROVED":
 			case pr.HeadSHA != "" && r.CommitID != "" && r.CommitID != pr.HeadSHA:
-				ignored = append(ignored, fmt.Sprintf("%s approved %s, not the head %s: approve again", u, commitid.Short(r.CommitID, commitid.GitHub), commitid.Short(pr.HeadSHA, commitid.GitHub)))
+				ignored = append(ignored, fmt.Sprintf("%s approved %s, not the head %s: approve again",
+					u, commitid.Short(r.CommitID, commitid.GitHub), commitid.Short(pr.HeadSHA, commitid.GitHub)))
 			default:
 				consider(u, "approving review")
 			}

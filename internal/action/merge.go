@@ -76,7 +76,8 @@ func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
 		d.Runner.Warning("cdkbot: not as reviewed: %s", u)
 	}
 	if len(rep.Unreviewed) > 0 && in.OnUnreviewed == "refuse" {
-		rep.Refused = fmt.Sprintf("on-unreviewed is refuse: nothing deployed, because %d item(s) differ from what reviewers saw. "+
+		rep.Refused = fmt.Sprintf("on-unreviewed is refuse: nothing deployed, "+
+			"because %d item(s) differ from what reviewers saw. "+
 			"Review them in a pull request, or deploy with on-unreviewed: warn.", len(rep.Unreviewed))
 		d.Runner.Error("cdkbot: %s", rep.Refused)
 		m.finish(ctx, rep, true)
@@ -119,7 +120,8 @@ func (m *merge) mergedPullRequests(ctx context.Context) []githubapi.MergedPullRe
 		nums = append(nums, "#"+strconv.Itoa(pr.Number))
 	}
 	if len(nums) > 0 {
-		m.d.Runner.Notice("cdkbot: deploying %s, merged by %s", commitid.Short(m.in.After, commitid.GitHub), strings.Join(nums, ", "))
+		m.d.Runner.Notice("cdkbot: deploying %s, merged by %s",
+			commitid.Short(m.in.After, commitid.GitHub), strings.Join(nums, ", "))
 	}
 	return prs
 }
@@ -154,7 +156,8 @@ func (m *merge) unreviewed(ctx context.Context, a *assembly.Assembly, templates 
 		return nil, failure.InputErr(err)
 	}
 	if len(m.prs) == 0 {
-		return []string{fmt.Sprintf("%s was pushed without a merged pull request: no review saw it", commitid.Short(m.in.After, commitid.GitHub))}, nil
+		return []string{fmt.Sprintf("%s was pushed without a merged pull request: no review saw it",
+			commitid.Short(m.in.After, commitid.GitHub))}, nil
 	}
 	seen := map[string]bool{}
 	var lines []string
@@ -172,12 +175,14 @@ func (m *merge) unreviewed(ctx context.Context, a *assembly.Assembly, templates 
 		}
 		mk, _ := render.ParseMarker(bodies[len(bodies)-1])
 		if mk.Unverified {
-			lines = append(lines, fmt.Sprintf("#%d was reviewed in a fork's workflow, whose report cdkbot cannot verify", pr.Number))
+			lines = append(lines,
+				fmt.Sprintf("#%d was reviewed in a fork's workflow, whose report cdkbot cannot verify", pr.Number))
 			continue
 		}
 		where := fmt.Sprintf("#%d at %s", pr.Number, commitid.Short(mk.HeadSHA, commitid.GitHub))
 		if mk.HeadSHA != "" && pr.HeadSHA != "" && mk.HeadSHA != pr.HeadSHA {
-			lines = append(lines, fmt.Sprintf("#%d merged %s, but its review is of %s", pr.Number, commitid.Short(pr.HeadSHA, commitid.GitHub), commitid.Short(mk.HeadSHA, commitid.GitHub)))
+			lines = append(lines, fmt.Sprintf("#%d merged %s, but its review is of %s",
+				pr.Number, commitid.Short(pr.HeadSHA, commitid.GitHub), commitid.Short(mk.HeadSHA, commitid.GitHub)))
 		}
 		for id, h := range deploying {
 			if mk.Templates[id] == h {
@@ -198,7 +203,8 @@ func (m *merge) openDeployments(ctx context.Context, p *deployplan.Plan) {
 		if _, ok := m.deployments[env]; ok {
 			continue
 		}
-		id, err := m.d.GitHub.CreateDeployment(ctx, m.in.After, env, "cdkbot deploy of "+commitid.Short(m.in.After, commitid.GitHub))
+		id, err := m.d.GitHub.CreateDeployment(ctx, m.in.After, env,
+			"cdkbot deploy of "+commitid.Short(m.in.After, commitid.GitHub))
 		if err != nil {
 			m.warn("could not create the GitHub deployment of "+env, err)
 			m.deployments[env] = 0
@@ -264,7 +270,8 @@ func (m *merge) finish(ctx context.Context, rep *deployplan.Report, failed bool)
 		})
 		switch {
 		case githubapi.CannotWrite(err):
-			m.d.Runner.Warning("cdkbot: the token cannot comment on #%d (%v); the deploy report is in the job summary", pr.Number, err)
+			m.d.Runner.Warning("cdkbot: the token cannot comment on #%d (%v); the deploy report is in the job summary",
+				pr.Number, err)
 		case err != nil:
 			m.warn(fmt.Sprintf("could not comment on #%d", pr.Number), err)
 		default:
@@ -278,7 +285,8 @@ func (m *merge) finish(ctx context.Context, rep *deployplan.Report, failed bool)
 	if len(nums) > 0 {
 		merged = "merged by " + strings.Join(nums, ", ")
 	}
-	body := fmt.Sprintf("The deploy of %s (%s) on `%s` failed: [the run](%s).\n\n%s", m.in.After, merged, m.in.Branch, rep.RunURL, sum.String())
+	body := fmt.Sprintf("The deploy of %s (%s) on `%s` failed: [the run](%s).\n\n%s",
+		m.in.After, merged, m.in.Branch, rep.RunURL, sum.String())
 	res, err := m.d.GitHub.ReportIssue(ctx, FailureLabel, fmt.Sprintf("cdkbot: deploy on %s failed", m.in.Branch), body)
 	if err != nil {
 		m.warn("could not open or update the deploy-failure issue", err)

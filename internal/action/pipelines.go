@@ -96,8 +96,9 @@ func (p *DeployPipeline) Assembly(ctx context.Context) (*assembly.Assembly, erro
 	p.dir = filepath.Join(p.TempDir, "cdkbot-deploy.out")
 	p.Runner.Group("cdkbot: synthesizing " + commitid.Short(p.Revision, commitid.GitHub))
 	defer p.Runner.EndGroup()
-	return pipeline.Synthesize(ctx, pipeline.SynthesizeOptions{Dir: p.Workdir, OutDir: p.dir, InstallCommand: p.InstallCommand,
-		SynthCommand: p.SynthCommand, Log: p.Log})
+	return pipeline.Synthesize(ctx, pipeline.SynthesizeOptions{
+		Dir: p.Workdir, OutDir: p.dir, InstallCommand: p.InstallCommand, SynthCommand: p.SynthCommand, Log: p.Log,
+	})
 }
 
 // RequireApproval settles the deploy options from the configuration file (its deploy section and
@@ -110,8 +111,10 @@ func (p *DeployPipeline) RequireApproval() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	o := pipeline.DeployOptions{Revision: p.Revision, Concurrency: 4, Waves: pipeline.DefaultWaves, RequireApproval: "never",
-		OutputsFile: filepath.Join(p.TempDir, "cdkbot-outputs.json"), Policy: policy, BuildOutput: p.BuildOutput, View: p.View}
+	o := pipeline.DeployOptions{
+		Revision: p.Revision, Concurrency: 4, Waves: pipeline.DefaultWaves, RequireApproval: "never", Policy: policy,
+		OutputsFile: filepath.Join(p.TempDir, "cdkbot-outputs.json"), BuildOutput: p.BuildOutput, View: p.View,
+	}
 	if len(set.Waves) > 0 {
 		o.Waves = set.Waves
 	}

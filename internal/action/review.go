@@ -93,9 +93,11 @@ func noDeployed(event string, fork bool) bool { return !checkoutEvent(event) || 
 // commit against the base it was made from), who approved, the sticky comment, the check run,
 // the job summary and outputs. It returns ErrBlocked when a gate fails.
 func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error {
-	req := ReviewRequest{Key: in.Key, HeadSHA: in.PR.HeadSHA, NoSynth: !checkoutEvent(in.Event), NoDeployed: noDeployed(in.Event, in.PR.Fork)}
+	req := ReviewRequest{Key: in.Key, HeadSHA: in.PR.HeadSHA,
+		NoSynth: !checkoutEvent(in.Event), NoDeployed: noDeployed(in.Event, in.PR.Fork)}
 	if req.NoSynth && !d.Reviewer.UsesAssemblies() {
-		d.Runner.Warning("cdkbot: %s runs with a write token, so pull request code is never run; pass base-assembly and head-assembly synthesized by a trusted job", in.Event)
+		d.Runner.Warning("cdkbot: %s runs with a write token, so pull request code is never run; "+
+			"pass base-assembly and head-assembly synthesized by a trusted job", in.Event)
 	}
 	if d.Reviewer.UsesAssemblies() {
 		req.Base, req.Head = in.PR.BaseSHA, in.PR.HeadSHA
@@ -130,7 +132,8 @@ func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error 
 	if err != nil {
 		return err
 	}
-	reportPath, err := d.SaveReport(SavedReport{PullRequest: in.PR.Number, Key: rep.Key, Comment: body, Failed: rep.Failed(), Review: bytes.TrimSpace(js.Bytes())})
+	reportPath, err := d.SaveReport(SavedReport{PullRequest: in.PR.Number, Key: rep.Key,
+		Comment: body, Failed: rep.Failed(), Review: bytes.TrimSpace(js.Bytes())})
 	if err != nil {
 		return err
 	}
@@ -145,8 +148,9 @@ func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error 
 	switch {
 	case in.Comment == "off":
 	case readOnly:
-		d.Runner.Notice("cdkbot: this pull request comes from a fork, whose token cannot comment. The review is in the job summary "+
-			"and in %s. To post it: upload that file as an artifact, and in a workflow triggered by workflow_run "+
+		d.Runner.Notice("cdkbot: this pull request comes from a fork, whose token cannot comment. "+
+			"The review is in the job summary and in %s. "+
+			"To post it: upload that file as an artifact, and in a workflow triggered by workflow_run "+
 			"download it and run `cdkbot action comment --report FILE` with a token that can write.", reportPath)
 	default:
 		if err := postComment(ctx, d, in.PR.Number, rep, in.Comment == "new"); err != nil {
@@ -181,8 +185,10 @@ func revisions(git Git, in PullRequestReview) (base, head, merge, note string, e
 	if err != nil {
 		return "", "", "", "", failure.Inputf("cannot tell what pull request #%d changes: %v", in.PR.Number, err)
 	}
-	note = fmt.Sprintf("There is no test merge commit of this pull request to review (it cannot merge as it is, or the checkout is not refs/pull/%d/merge), "+
-		"so this review compares the head %s with the merge base %s: what the base branch gained since then is not part of it.",
+	note = fmt.Sprintf("There is no test merge commit of this pull request to review "+
+		"(it cannot merge as it is, or the checkout is not refs/pull/%d/merge), "+
+		"so this review compares the head %s with the merge base %s: "+
+		"what the base branch gained since then is not part of it.",
 		in.PR.Number, commitid.Short(in.PR.HeadSHA, commitid.GitHub), commitid.Short(mb, commitid.GitHub))
 	return mb, in.PR.HeadSHA, "", note, nil
 }
@@ -193,14 +199,16 @@ func verdict(r Runner, rep *review.Report) error {
 		return nil
 	}
 	if rep.BaseUnavailable != "" {
-		r.Error("cdkbot: %s: blocked, since nobody can tell what the change destroys (input base-failure: first-deployment reviews against nothing)", rep.BaseUnavailable)
+		r.Error("cdkbot: %s: blocked, since nobody can tell what the change destroys "+
+			"(input base-failure: first-deployment reviews against nothing)", rep.BaseUnavailable)
 	}
 	for _, g := range rep.Gates {
 		switch {
 		case g.Failing() && (g.Name == review.GateIncomplete || g.Name == review.GateExportInUse):
 			r.Error("cdkbot: gate %s blocks this change: %s", g.Name, strings.Join(g.Items, "; "))
 		case g.Failing():
-			r.Error("cdkbot: gate %s blocks this change (%d item(s)); approve with the label %q", g.Name, len(g.Items), rep.OverrideLabel)
+			r.Error("cdkbot: gate %s blocks this change (%d item(s)); approve with the label %q",
+				g.Name, len(g.Items), rep.OverrideLabel)
 		}
 	}
 	return ErrBlocked
@@ -266,12 +274,15 @@ func checkRun(ctx context.Context, d Deps, g Gate, rep *review.Report, sha strin
 			text = text[i+1:]
 		}
 	}
-	run := githubapi.CheckRun{Name: name, HeadSHA: sha, Conclusion: conclusion, Title: render.ReviewHeadline(rep), Summary: text,
-		DetailsURL: g.RunURL, ExternalID: rep.Key + "@" + sha, Annotations: annotations(g, rep)}
+	run := githubapi.CheckRun{
+		Name: name, HeadSHA: sha, ExternalID: rep.Key + "@" + sha, DetailsURL: g.RunURL,
+		Conclusion: conclusion, Title: render.ReviewHeadline(rep), Summary: text, Annotations: annotations(g, rep),
+	}
 	url, err := d.GitHub.CompleteCheckRun(ctx, run)
 	switch {
 	case githubapi.CannotWrite(err):
-		d.Runner.Notice("cdkbot: the token cannot create check runs (it needs `checks: write`; a fork's token never has it), so the verdict is this job's exit code")
+		d.Runner.Notice("cdkbot: the token cannot create check runs (it needs `checks: write`; " +
+			"a fork's token never has it), so the verdict is this job's exit code")
 	case err != nil:
 		d.Runner.Warning("cdkbot: could not create the %s check run: %v; the verdict is this job's exit code", name, err)
 	default:
@@ -298,7 +309,8 @@ func annotations(g Gate, rep *review.Report) []githubapi.Annotation {
 			continue
 		}
 		for _, item := range gate.Items {
-			out = append(out, githubapi.Annotation{Path: path, StartLine: 1, Level: level, Title: "cdkbot gate " + gate.Name, Message: item})
+			out = append(out, githubapi.Annotation{Path: path, StartLine: 1,
+				Level: level, Title: "cdkbot gate " + gate.Name, Message: item})
 		}
 	}
 	return out
@@ -347,7 +359,8 @@ func ReviewMergeGroup(ctx context.Context, d Deps, in MergeGroupReview) error {
 		n, _ := strconv.Atoi(m[1])
 		pr, err := d.GitHub.PullRequest(ctx, n)
 		if err != nil {
-			req.Notes = append(req.Notes, fmt.Sprintf("cdkbot could not read pull request #%d of this queue entry (%v), so no approval counts", n, err))
+			req.Notes = append(req.Notes, fmt.Sprintf(
+				"cdkbot could not read pull request #%d of this queue entry (%v), so no approval counts", n, err))
 		} else {
 			var ignored []string
 			req.Approvals, ignored = approvals(ctx, d.GitHub, in.Gate.Approval, in.Gate.label(),
@@ -399,12 +412,15 @@ func PostSavedReport(ctx context.Context, d Deps, r SavedReport, run ghaction.Wo
 	}
 	switch {
 	case number == 0:
-		return failure.Inputf("no open pull request has the triggering run's head %s: nothing posted", commitid.Short(run.HeadSHA, commitid.GitHub))
+		return failure.Inputf("no open pull request has the triggering run's head %s: nothing posted",
+			commitid.Short(run.HeadSHA, commitid.GitHub))
 	case r.PullRequest != number:
-		return failure.Inputf("the report names pull request #%d, but the triggering run is of #%d: nothing posted", r.PullRequest, number)
+		return failure.Inputf("the report names pull request #%d, but the triggering run is of #%d: nothing posted",
+			r.PullRequest, number)
 	}
 	if m, ok := render.ParseMarker(r.Comment); !ok || m.HeadSHA != run.HeadSHA {
-		return failure.Inputf("the report is not of the triggering run's head %s: nothing posted", commitid.Short(run.HeadSHA, commitid.GitHub))
+		return failure.Inputf("the report is not of the triggering run's head %s: nothing posted",
+			commitid.Short(run.HeadSHA, commitid.GitHub))
 	}
 	key := r.Key
 	if len(key) > 200 || strings.ContainsAny(key, "\n\r<>") {
@@ -421,6 +437,7 @@ func PostSavedReport(ctx context.Context, d Deps, r SavedReport, run ghaction.Wo
 	if err != nil {
 		return err
 	}
-	d.Runner.Notice("cdkbot: review comment %s on #%d (%s), re-rendered from the fork's report", res.Action, number, res.URL)
+	d.Runner.Notice("cdkbot: review comment %s on #%d (%s), re-rendered from the fork's report",
+		res.Action, number, res.URL)
 	return nil
 }

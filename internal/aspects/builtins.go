@@ -153,15 +153,19 @@ const accessLogsID = "CdkbotAccessLogsBucket"
 // addAccessLogging gives every bucket without logging a destination: one log bucket per stack,
 // itself encrypted and private.
 func addAccessLogging(rc *runContext, _ any, n *Node) []string {
-	if n.Type() != "AWS::S3::Bucket" || n.LogicalID == accessLogsID || n.Properties().Has("LoggingConfiguration") || n.Stack == nil {
+	if n.Type() != "AWS::S3::Bucket" || n.LogicalID == accessLogsID ||
+		n.Properties().Has("LoggingConfiguration") || n.Stack == nil {
 		return nil
 	}
 	resources := cfn.AsObject(get(n.Stack.Template, "Resources"))
 	var changes []string
 	if !resources.Has(accessLogsID) {
-		props, _ := cfn.ParseJSON([]byte(`{"BucketEncryption": {"ServerSideEncryptionConfiguration": [{"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]},
-		  "PublicAccessBlockConfiguration": {"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true},
-		  "VersioningConfiguration": {"Status": "Enabled"}, "OwnershipControls": {"Rules": [{"ObjectOwnership": "BucketOwnerPreferred"}]}}`))
+		props, _ := cfn.ParseJSON([]byte(`{"BucketEncryption": {"ServerSideEncryptionConfiguration": ` +
+			`[{"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]},
+		  "PublicAccessBlockConfiguration": {"BlockPublicAcls": true, "BlockPublicPolicy": true, ` +
+			`"IgnorePublicAcls": true, "RestrictPublicBuckets": true},
+		  "VersioningConfiguration": {"Status": "Enabled"}, ` +
+			`"OwnershipControls": {"Rules": [{"ObjectOwnership": "BucketOwnerPreferred"}]}}`))
 		logs, err := n.Stack.Node.AddResource("CdkbotAccessLogs", accessLogsID, "AWS::S3::Bucket", cfn.AsObject(props))
 		if err != nil {
 			rc.errs = append(rc.errs, err)
@@ -171,7 +175,8 @@ func addAccessLogging(rc *runContext, _ any, n *Node) []string {
 		logs.Resource.Set("UpdateReplacePolicy", "Retain")
 		changes = append(changes, "added access-log bucket "+accessLogsID+" to the stack")
 	}
-	dest, _ := cfn.ParseJSON([]byte(`{"DestinationBucketName": {"Ref": "` + accessLogsID + `"}, "LogFilePrefix": "` + n.LogicalID + `/"}`))
+	dest, _ := cfn.ParseJSON([]byte(`{"DestinationBucketName": {"Ref": "` + accessLogsID + `"}, ` +
+		`"LogFilePrefix": "` + n.LogicalID + `/"}`))
 	n.SetProperty("LoggingConfiguration", dest)
 	return append(changes, "access logging to "+accessLogsID)
 }
@@ -405,10 +410,12 @@ func checkRetainStateful(rc *runContext, _ any, n *Node) []string {
 	keeps := func(v any) bool { return v == "Retain" || v == "RetainExceptOnCreate" || v == "Snapshot" }
 	var out []string
 	if !keeps(get(n.Resource, "DeletionPolicy")) {
-		out = append(out, fmt.Sprintf("stateful %s is deleted when removed from the stack (DeletionPolicy: %s)", n.Type(), policyText(get(n.Resource, "DeletionPolicy"))))
+		out = append(out, fmt.Sprintf("stateful %s is deleted when removed from the stack (DeletionPolicy: %s)",
+			n.Type(), policyText(get(n.Resource, "DeletionPolicy"))))
 	}
 	if !keeps(get(n.Resource, "UpdateReplacePolicy")) {
-		out = append(out, fmt.Sprintf("stateful %s is deleted when replaced (UpdateReplacePolicy: %s)", n.Type(), policyText(get(n.Resource, "UpdateReplacePolicy"))))
+		out = append(out, fmt.Sprintf("stateful %s is deleted when replaced (UpdateReplacePolicy: %s)",
+			n.Type(), policyText(get(n.Resource, "UpdateReplacePolicy"))))
 	}
 	return out
 }

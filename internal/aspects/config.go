@@ -73,7 +73,8 @@ func decodeOptions(file string, node yaml.Node, into any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	if err := dec.Decode(into); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("with: %s", strings.TrimPrefix(strings.ReplaceAll(err.Error(), "unmarshal errors:\n  ", ""), "yaml: "))
+		return fmt.Errorf("with: %s",
+			strings.TrimPrefix(strings.ReplaceAll(err.Error(), "unmarshal errors:\n  ", ""), "yaml: "))
 	}
 	return nil
 }

@@ -61,7 +61,8 @@ func (a Applications) Add(aspect Aspect, priority ...int) (*Application, error) 
 		p = priority[0]
 	}
 	if p < 0 {
-		return nil, fmt.Errorf("aspect priority %d is negative; priorities are non-negative integers (200 mutating, 600 default, 1000 read-only)", p)
+		return nil, fmt.Errorf("aspect priority %d is negative; "+
+			"priorities are non-negative integers (200 mutating, 600 default, 1000 read-only)", p)
 	}
 	app := &Application{Construct: a.node, Aspect: aspect, Priority: p}
 	a.node.local = append(a.node.local, app)
@@ -98,8 +99,8 @@ func Invoke(root *Node, opts Options) (Result, error) {
 	inv := &invoker{invoked: map[invKey]bool{}, last: map[*Node]*Application{}, opts: opts}
 	for pass := 1; ; pass++ {
 		if pass > MaxPasses {
-			return inv.result, fmt.Errorf("aspects did not stabilize after %d passes; these kept changing the tree in the last pass: %s",
-				MaxPasses, strings.Join(inv.lastPassAspects(), ", "))
+			return inv.result, fmt.Errorf("aspects did not stabilize after %d passes; "+
+				"these kept changing the tree in the last pass: %s", MaxPasses, strings.Join(inv.lastPassAspects(), ", "))
 		}
 		inv.result.Passes = pass
 		inv.didSomething = false
@@ -138,8 +139,8 @@ func (v *invoker) lastPassAspects() []string {
 
 func (v *invoker) visit(n *Node, inherited []*Application, depth int) error {
 	if depth > MaxDepth {
-		return fmt.Errorf("the construct tree is more than %d levels deep at %s: an aspect keeps adding nested constructs (last on the parent: %s)",
-			MaxDepth, n, v.last[n.Parent])
+		return fmt.Errorf("the construct tree is more than %d levels deep at %s: "+
+			"an aspect keeps adding nested constructs (last on the parent: %s)", MaxDepth, n, v.last[n.Parent])
 	}
 	localBefore := len(n.local)
 	// Inherited first, then local; a stable sort by priority keeps that order at equal priority.
@@ -151,8 +152,8 @@ func (v *invoker) visit(n *Node, inherited []*Application, depth int) error {
 			continue
 		}
 		if last := v.last[n]; last != nil && app.Priority < last.Priority {
-			return fmt.Errorf("aspect %s cannot run on %s after %s: a lower priority must run first (was it added by another aspect, or its priority changed?)",
-				app, n, last)
+			return fmt.Errorf("aspect %s cannot run on %s after %s: a lower priority must run first "+
+				"(was it added by another aspect, or its priority changed?)", app, n, last)
 		}
 		if err := app.Aspect.Visit(n); err != nil {
 			return fmt.Errorf("aspect %s on %s: %w", app, n, err)
@@ -161,11 +162,13 @@ func (v *invoker) visit(n *Node, inherited []*Application, depth int) error {
 		v.last[n] = app
 		v.didSomething = true
 		v.passAspects[app.String()] = true
-		v.result.Invocations = append(v.result.Invocations, Invocation{Application: app, Node: n, Inherited: app.Construct != n})
+		v.result.Invocations = append(v.result.Invocations,
+			Invocation{Application: app, Node: n, Inherited: app.Construct != n})
 	}
 	if v.opts.SinglePass && len(n.local) > localBefore {
 		v.result.Warnings = append(v.result.Warnings, fmt.Sprintf(
-			"an aspect added %d aspect(s) to %s while it was being visited; single-pass mode does not invoke them", len(n.local)-localBefore, n))
+			"an aspect added %d aspect(s) to %s while it was being visited; single-pass mode does not invoke them",
+			len(n.local)-localBefore, n))
 	}
 	childInherited := append(append([]*Application(nil), inherited...), n.local...)
 	// Snapshot: in single-pass mode, nodes added beside ones already visited are missed, as the

@@ -82,7 +82,8 @@ func (c *configured) Visit(n *Node) error {
 			stack = n.Stack.ID
 		}
 		if c.b.mutating {
-			c.rc.mutations = append(c.rc.mutations, Mutation{Aspect: c.name, Stack: stack, Path: n.Path, LogicalID: n.LogicalID, Change: msg})
+			c.rc.mutations = append(c.rc.mutations,
+				Mutation{Aspect: c.name, Stack: stack, Path: n.Path, LogicalID: n.LogicalID, Change: msg})
 			continue
 		}
 		v := Violation{Rule: c.name, Severity: c.severity, Stack: stack, Path: n.Path, LogicalID: n.LogicalID, Message: msg}
@@ -120,7 +121,8 @@ func Run(app *App, cfg *Config, spec *resourcespec.Spec) (*Report, error) {
 	for i, ac := range cfg.Aspects {
 		b, ok := builtins[ac.Use]
 		if !ok {
-			return nil, fmt.Errorf("aspects[%d]: unknown aspect %q; known aspects: %s", i, ac.Use, strings.Join(builtinNames(), ", "))
+			return nil, fmt.Errorf("aspects[%d]: unknown aspect %q; known aspects: %s",
+				i, ac.Use, strings.Join(builtinNames(), ", "))
 		}
 		opts, err := b.options("", ac.With)
 		if err != nil {
@@ -137,7 +139,8 @@ func Run(app *App, cfg *Config, spec *resourcespec.Spec) (*Report, error) {
 		if severity == "" {
 			severity = "error"
 		}
-		if _, err := Of(app.Root).Add(&configured{name: ac.Use, b: b, opts: opts, scope: ac.Scope, severity: severity, rc: rc}, priority); err != nil {
+		aspect := &configured{name: ac.Use, b: b, opts: opts, scope: ac.Scope, severity: severity, rc: rc}
+		if _, err := Of(app.Root).Add(aspect, priority); err != nil {
 			return nil, err
 		}
 	}

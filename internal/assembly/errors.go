@@ -81,6 +81,7 @@ func (e *TooNewError) Message(toolVersion string) string {
 		fw = fmt.Sprintf(" (%s)", e.Framework)
 	}
 	return fmt.Sprintf("%s was synthesized with cloud assembly schema %s%s; %s reads schema up to %d.x. "+
-		"Upgrade cdkbot to a release that reads schema %s, or pin the framework to a version that writes schema %d.x or older.",
+		"Upgrade cdkbot to a release that reads schema %s, "+
+		"or pin the framework to a version that writes schema %d.x or older.",
 		e.Assembly, e.SchemaVersion, fw, tool, e.SupportedMax, e.SchemaVersion, e.SupportedMax)
 }

@@ -19,13 +19,15 @@ func decodeGeneric(file string, data []byte) (any, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		off := dec.InputOffset()
-		return nil, &Error{File: file, Issues: []Issue{{Pointer: position(data, off), Message: "unexpected data after the top-level JSON value"}},
-			Hint: "The file is not valid JSON: it may have been written twice or truncated. Synthesize again."}
+		return nil, &Error{File: file,
+			Issues: []Issue{{Pointer: position(data, off), Message: "unexpected data after the top-level JSON value"}},
+			Hint:   "The file is not valid JSON: it may have been written twice or truncated. Synthesize again."}
 	}
 	if ptr, off, ok := duplicateKey(data); ok {
 		// Decoders keep one of the two and validators may see the other: refuse the ambiguity.
-		return nil, &Error{File: file, Issues: []Issue{{Pointer: ptr + " (" + position(data, off) + ")", Message: "the key appears twice in its object"}},
-			Hint: "The file was edited or damaged: each key may appear once. Synthesize the app again."}
+		return nil, &Error{File: file,
+			Issues: []Issue{{Pointer: ptr + " (" + position(data, off) + ")", Message: "the key appears twice in its object"}},
+			Hint:   "The file was edited or damaged: each key may appear once. Synthesize the app again."}
 	}
 	return v, nil
 }
@@ -116,16 +118,20 @@ func jsonError(file string, data []byte, err error) error {
 	switch {
 	case errors.As(err, &syn):
 		// Offset counts the offending byte; point at it, not past it.
-		return &Error{File: file, Issues: []Issue{{Pointer: position(data, max(syn.Offset-1, 0)), Message: "malformed JSON: " + syn.Error()}},
-			Hint: "The file is not valid JSON. Synthesize the app again; if it was edited by hand, fix it there.", Err: err}
+		return &Error{File: file,
+			Issues: []Issue{{Pointer: position(data, max(syn.Offset-1, 0)), Message: "malformed JSON: " + syn.Error()}},
+			Hint:   "The file is not valid JSON. Synthesize the app again; if it was edited by hand, fix it there.", Err: err}
 	case errors.As(err, &typ):
 		where := position(data, typ.Offset)
 		if typ.Field != "" {
 			where = "/" + typ.Field + " (" + where + ")"
 		}
-		return &Error{File: file, Issues: []Issue{{Pointer: where, Message: fmt.Sprintf("expected %s, found JSON %s", typ.Type, typ.Value)}}, Err: err}
+		return &Error{File: file,
+			Issues: []Issue{{Pointer: where, Message: fmt.Sprintf("expected %s, found JSON %s", typ.Type, typ.Value)}}, Err: err}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{File: file, Issues: []Issue{{Pointer: position(data, int64(len(data))), Message: "malformed JSON: the file ends before the JSON value does"}},
+		return &Error{File: file,
+			Issues: []Issue{{Pointer: position(data, int64(len(data))),
+				Message: "malformed JSON: the file ends before the JSON value does"}},
 			Hint: "The file is empty or truncated. Synthesize the app again.", Err: err}
 	}
 	return &Error{File: file, Issues: []Issue{{Message: err.Error()}}, Err: err}

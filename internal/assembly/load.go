@@ -61,11 +61,13 @@ func (c *collector) err() error { return errors.Join(c.errs...) }
 
 func (l *loader) load(dir, stagePath string, depth int) (*Assembly, error) {
 	if depth > maxNesting {
-		return nil, newError(l.display(dir), "", "", "nested assemblies go more than %d levels deep; is there a loop of directories?", maxNesting)
+		return nil, newError(l.display(dir), "", "",
+			"nested assemblies go more than %d levels deep; is there a loop of directories?", maxNesting)
 	}
 	if l.visited[path.Clean(dir)] {
 		return nil, newError(l.display(path.Join(dir, "manifest.json")), "", "",
-			"this assembly is reached twice through nested-assembly artifacts (directoryName %q); every nested assembly needs a directory of its own", dir)
+			"this assembly is reached twice through nested-assembly artifacts (directoryName %q); "+
+				"every nested assembly needs a directory of its own", dir)
 	}
 	l.visited[path.Clean(dir)] = true
 	manifestPath := path.Join(dir, "manifest.json")
@@ -108,7 +110,8 @@ func (l *loader) load(dir, stagePath string, depth int) (*Assembly, error) {
 		}
 		a.Warnings = append(a.Warnings, Warning{File: file, Pointer: "/missing", Message: fmt.Sprintf(
 			"the app could not resolve %d context lookup(s) (%s); the assembly is incomplete and must not be deployed. "+
-				"Synthesize with credentials that can do the lookups and commit cdk.context.json.", len(keys), strings.Join(keys, ", "))})
+				"Synthesize with credentials that can do the lookups and commit cdk.context.json.",
+			len(keys), strings.Join(keys, ", "))})
 	}
 
 	var c collector
@@ -187,8 +190,8 @@ var knownTypes = map[string]bool{TypeStack: true, TypeAssetManifest: true, TypeT
 	TypeNestedAssembly: true, TypeFeatureFlagReport: true, TypeNone: true}
 
 // tolerateUnknownTypes returns the manifest with unknown artifact types replaced by "none" (and
-// their properties left out) for validation, and a warning per such artifact: a newer framework may add artifact types that an
-// older toolkit can safely ignore, as the CDK CLI does.
+// their properties left out) for validation, and a warning per such artifact: a newer framework
+// may add artifact types that an older toolkit can safely ignore, as the CDK CLI does.
 func tolerateUnknownTypes(file string, obj map[string]any) (map[string]any, []Warning) {
 	arts, ok := obj["artifacts"].(map[string]any)
 	if !ok {
@@ -206,7 +209,8 @@ func tolerateUnknownTypes(file string, obj map[string]any) (map[string]any, []Wa
 			continue
 		}
 		warnings = append(warnings, Warning{File: file, Pointer: pointer([]string{"artifacts", id, "type"}),
-			Message: fmt.Sprintf("artifact %q has type %q, which cdkbot does not know; it is kept but ignored (a newer cdkbot may support it)", id, typ)})
+			Message: fmt.Sprintf("artifact %q has type %q, which cdkbot does not know; "+
+				"it is kept but ignored (a newer cdkbot may support it)", id, typ)})
 		if copied == nil {
 			copied = make(map[string]any, len(arts))
 			for k, v := range arts {
@@ -310,7 +314,9 @@ func (l *loader) artifact(a *Assembly, file, id string, art artifactJSON, depth 
 			return err
 		}
 		m.ArtifactID, m.NestedPath, m.Environment = id, a.Path, env
-		if m.RequiresBootstrapStackVersion, err = bootstrapVersion(file, ptr("properties", "requiresBootstrapStackVersion"), p.RequiresBootstrapStackVersion); err != nil {
+		m.RequiresBootstrapStackVersion, err = bootstrapVersion(file,
+			ptr("properties", "requiresBootstrapStackVersion"), p.RequiresBootstrapStackVersion)
+		if err != nil {
 			return err
 		}
 		m.BootstrapStackVersionSSMParameter = p.BootstrapStackVersionSSMParameter
@@ -362,11 +368,15 @@ func (l *loader) artifact(a *Assembly, file, id string, art artifactJSON, depth 
 func (l *loader) inside(dir, file, ptr, p, what string) (string, error) {
 	rel, err := resolveInside(l.fsys, dir, p)
 	if errors.Is(err, errNotExist) {
-		return "", newError(file, ptr, "The assembly is incomplete: synthesize the app again, and copy the whole directory if it was moved.",
+		return "", newError(file, ptr,
+			"The assembly is incomplete: synthesize the app again, and copy the whole directory if it was moved.",
 			"the %s %q does not exist", what, p)
 	}
 	if err != nil {
-		return "", newError(file, ptr, "Refusing to read outside the assembly. Synthesize the app again; paths in the manifest must stay inside cdk.out.", "unsafe %s path: %s", what, err)
+		return "", newError(file, ptr,
+			"Refusing to read outside the assembly. Synthesize the app again; "+
+				"paths in the manifest must stay inside cdk.out.",
+			"unsafe %s path: %s", what, err)
 	}
 	return rel, nil
 }
@@ -375,27 +385,32 @@ func (l *loader) inside(dir, file, ptr, p, what string) (string, error) {
 // bootstrap stack could have (a 30-digit one would wrap to a negative int and pass every check).
 func bootstrapVersion(file, pointer string, v float64) (int, error) {
 	if v < 0 || v > 1_000_000 || v != float64(int(v)) {
-		return 0, &Error{File: file, Issues: []Issue{{Pointer: pointer, Message: fmt.Sprintf("requiresBootstrapStackVersion %v is not a bootstrap version (a whole number from 0 to 1000000)", v)}},
+		return 0, &Error{File: file, Issues: []Issue{{Pointer: pointer, Message: fmt.Sprintf(
+			"requiresBootstrapStackVersion %v is not a bootstrap version (a whole number from 0 to 1000000)", v)}},
 			Hint: "Synthesize the app again; the manifest is damaged or was edited."}
 	}
 	return int(v), nil
 }
 
-func (l *loader) stack(a *Assembly, file, id string, env Environment, art artifactJSON, ptr func(...string) string) error {
+func (l *loader) stack(
+	a *Assembly, file, id string, env Environment, art artifactJSON, ptr func(...string) string,
+) error {
 	var p stackPropertiesJSON
 	if err := decodeTyped(file, art.Properties, &p); err != nil {
 		return err
 	}
-	need, err := bootstrapVersion(file, ptr("properties", "requiresBootstrapStackVersion"), p.RequiresBootstrapStackVersion)
+	need, err := bootstrapVersion(file,
+		ptr("properties", "requiresBootstrapStackVersion"), p.RequiresBootstrapStackVersion)
 	if err != nil {
 		return err
 	}
 	s := &Stack{
 		ID: id, DisplayName: art.DisplayName, StackName: p.StackName, Environment: env, NestedPath: a.Path,
 		TemplateFile: p.TemplateFile, Parameters: p.Parameters, Tags: p.Tags, NotificationARNs: p.NotificationARNs,
-		TerminationProtection: p.TerminationProtection, AssumeRoleARN: p.AssumeRoleARN, AssumeRoleExternalID: p.AssumeRoleExternalID,
-		AssumeRoleAdditionalOptions: p.AssumeRoleAdditionalOptions, CloudFormationExecutionRoleARN: p.CloudFormationExecutionRoleARN,
-		LookupRole: p.LookupRole, StackTemplateAssetObjectURL: p.StackTemplateAssetObjectURL,
+		TerminationProtection: p.TerminationProtection, StackTemplateAssetObjectURL: p.StackTemplateAssetObjectURL,
+		AssumeRoleARN: p.AssumeRoleARN, AssumeRoleExternalID: p.AssumeRoleExternalID,
+		AssumeRoleAdditionalOptions:    p.AssumeRoleAdditionalOptions,
+		CloudFormationExecutionRoleARN: p.CloudFormationExecutionRoleARN, LookupRole: p.LookupRole,
 		RequiresBootstrapStackVersion: need, BootstrapStackVersionSSMParameter: p.BootstrapStackVersionSSMParameter,
 		ValidateOnSynth: p.ValidateOnSynth, Dependencies: art.Dependencies, AdditionalDependencies: p.AdditionalDependencies,
 		Metadata: art.Metadata, assembly: a,
@@ -416,7 +431,8 @@ func (l *loader) stack(a *Assembly, file, id string, env Environment, art artifa
 		return newError(file, ptr("properties", "templateFile"), "", "cannot read the template file: %s", err)
 	}
 	if info.IsDir() {
-		return newError(file, ptr("properties", "templateFile"), synthHint, "the template file %q is a directory", p.TemplateFile)
+		return newError(file, ptr("properties", "templateFile"), synthHint,
+			"the template file %q is a directory", p.TemplateFile)
 	}
 	s.TemplateSize = info.Size()
 
@@ -496,7 +512,9 @@ func (l *loader) checkAssetTree(file, ptr, rel string) error {
 		return nil
 	}
 	if err := checkTreeLinks(l.fsys, rel); err != nil {
-		return newError(file, ptr, "Refusing to publish files from outside the assembly. Remove the link from the asset, or copy its target into the asset.",
+		return newError(file, ptr,
+			"Refusing to publish files from outside the assembly. "+
+				"Remove the link from the asset, or copy its target into the asset.",
 			"unsafe asset directory %s: %s", rel, err)
 	}
 	return nil
@@ -543,7 +561,8 @@ func (l *loader) assetManifest(a *Assembly, rel string) (*AssetManifest, error) 
 		ptr := pointer([]string{"dockerImages", id, "source"})
 		switch {
 		case img.Source.Directory != "":
-			img.Source.ResolvedDirectory, err = l.inside(a.Dir, file, ptr+"/directory", img.Source.Directory, "image build directory")
+			img.Source.ResolvedDirectory, err = l.inside(a.Dir, file, ptr+"/directory",
+				img.Source.Directory, "image build directory")
 			if err == nil {
 				err = l.checkAssetTree(file, ptr+"/directory", img.Source.ResolvedDirectory)
 			}

@@ -280,7 +280,8 @@ func (s *Stack) Template() (map[string]any, error) {
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			s.templateErr = newError(s.TemplatePath, "/", "A CloudFormation template is a JSON object. Synthesize the app again.", "the template is not a JSON object")
+			s.templateErr = newError(s.TemplatePath, "/",
+				"A CloudFormation template is a JSON object. Synthesize the app again.", "the template is not a JSON object")
 			return
 		}
 		s.template = m
@@ -336,7 +337,8 @@ func (root *Assembly) Incomplete(s *Stack) []string {
 				continue
 			}
 			seen[m.Key] = true
-			out = append(out, fmt.Sprintf("context lookup %s (%s) is unresolved: synthesize with credentials that can do the lookup, then commit cdk.context.json", m.Key, m.Provider))
+			out = append(out, fmt.Sprintf("context lookup %s (%s) is unresolved: "+
+				"synthesize with credentials that can do the lookup, then commit cdk.context.json", m.Key, m.Provider))
 		}
 	}
 	for _, m := range s.Messages() {

@@ -73,7 +73,8 @@ func checkLinks(fsys fs.FS, name, written string) error {
 			return fmt.Errorf("%q: %w", written, err)
 		}
 		if isAbsolute(target) {
-			return fmt.Errorf("%q goes through symbolic link %s, which points to the absolute path %q outside the assembly", written, next, target)
+			return fmt.Errorf("%q goes through symbolic link %s, which points to the absolute path %q outside the assembly",
+				written, next, target)
 		}
 		resolved := path.Join(path.Dir(next), target)
 		if escapes(resolved) {

@@ -23,7 +23,8 @@ func readRegular(fsys fs.FS, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file (%s): cdkbot reads only files", name, fileKind(info.Mode()))
 	}
 	if info.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%s is %d bytes, over cdkbot's limit of %d bytes for a file of an assembly", name, info.Size(), int64(MaxFileSize))
+		return nil, fmt.Errorf("%s is %d bytes, over cdkbot's limit of %d bytes for a file of an assembly",
+			name, info.Size(), int64(MaxFileSize))
 	}
 	f, err := fsys.Open(name)
 	if err != nil {

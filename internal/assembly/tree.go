@@ -44,7 +44,8 @@ func (a *Assembly) Tree() (*TreeNode, error) {
 		}
 		data, err := a.ReadFile(a.TreeFile)
 		if err != nil {
-			a.treeErr = &Error{File: a.TreeFile, Issues: []Issue{{Message: "cannot read the construct tree: " + err.Error()}}, Err: err}
+			a.treeErr = &Error{File: a.TreeFile,
+				Issues: []Issue{{Message: "cannot read the construct tree: " + err.Error()}}, Err: err}
 			return
 		}
 		var tf treeFileJSON

@@ -104,7 +104,8 @@ type Identity struct {
 func WhoAmI(ctx context.Context, cfg aws.Config) (Identity, error) {
 	out, err := sts.NewFromConfig(cfg).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if err != nil {
-		return Identity{}, fmt.Errorf("find the AWS account of the current credentials (set AWS_PROFILE or AWS_ACCESS_KEY_ID, or give stacks an explicit env): %w", err)
+		return Identity{}, fmt.Errorf("find the AWS account of the current credentials "+
+			"(set AWS_PROFILE or AWS_ACCESS_KEY_ID, or give stacks an explicit env): %w", err)
 	}
 	id := Identity{Account: aws.ToString(out.Account), ARN: aws.ToString(out.Arn), Partition: "aws"}
 	if parts := strings.SplitN(id.ARN, ":", 3); len(parts) == 3 && parts[0] == "arn" {
@@ -197,7 +198,8 @@ func Explain(err error) string {
 	msg := api.ErrorCode() + ": " + api.ErrorMessage()
 	switch api.ErrorCode() {
 	case "AccessDenied", "AccessDeniedException", "InvalidClientTokenId", "ExpiredToken":
-		msg += " (check that the environment is bootstrapped with `cdk bootstrap` and that the current credentials may assume its roles)"
+		msg += " (check that the environment is bootstrapped with `cdk bootstrap` " +
+			"and that the current credentials may assume its roles)"
 	}
 	return msg
 }

@@ -341,10 +341,12 @@ func yamlSyntax(err error) error {
 
 func (b *yamlBudget) fromYAML(n *yaml.Node, depth int) (any, error) {
 	if depth > MaxYAMLDepth {
-		return nil, tooComplex(n, fmt.Sprintf("nested more than %d levels deep (a YAML alias that contains itself?)", MaxYAMLDepth))
+		return nil, tooComplex(n, fmt.Sprintf(
+			"nested more than %d levels deep (a YAML alias that contains itself?)", MaxYAMLDepth))
 	}
 	if b.nodes--; b.nodes < 0 {
-		return nil, tooComplex(n, fmt.Sprintf("it expands to more than %d values (YAML aliases multiply what they repeat)", MaxYAMLNodes))
+		return nil, tooComplex(n, fmt.Sprintf(
+			"it expands to more than %d values (YAML aliases multiply what they repeat)", MaxYAMLNodes))
 	}
 	if n.Kind == yaml.AliasNode {
 		return b.fromYAML(n.Alias, depth+1)

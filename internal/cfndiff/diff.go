@@ -133,7 +133,8 @@ func (r *ResourceChange) VerdictNote() string {
 		return ""
 	}
 	if r.SpecImpact != NoChange {
-		return "CloudFormation's change set says " + r.Impact.String() + "; the resource specification said " + r.SpecImpact.String()
+		return "CloudFormation's change set says " + r.Impact.String() +
+			"; the resource specification said " + r.SpecImpact.String()
 	}
 	return "confirmed by CloudFormation's change set"
 }
@@ -306,7 +307,8 @@ func Diff(old, new *cfn.Object, opts Options) *TemplateDiff {
 		}
 		switch k {
 		case "AWSTemplateFormatVersion", "Description", "Transform":
-			d.Attributes.Changes = append(d.Attributes.Changes, ValueChange{Key: k, Old: ov, New: nv, OldPresent: oOK && ov != nil, NewPresent: nOK && nv != nil})
+			d.Attributes.Changes = append(d.Attributes.Changes, ValueChange{Key: k, Old: ov, New: nv,
+				OldPresent: oOK && ov != nil, NewPresent: nOK && nv != nil})
 		case "Parameters":
 			d.Parameters = keyedDiff(ov, nv)
 		case "Mappings":
@@ -320,7 +322,8 @@ func Diff(old, new *cfn.Object, opts Options) *TemplateDiff {
 		case "Resources":
 			resources = diffResources(cfn.AsObject(ov), cfn.AsObject(nv), spec, opts)
 		default:
-			d.Unknown.Changes = append(d.Unknown.Changes, ValueChange{Key: k, Old: ov, New: nv, OldPresent: oOK, NewPresent: nOK})
+			d.Unknown.Changes = append(d.Unknown.Changes, ValueChange{Key: k, Old: ov, New: nv,
+				OldPresent: oOK, NewPresent: nOK})
 		}
 	}
 	d.Security = securityChanges(resources, spec)

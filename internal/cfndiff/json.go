@@ -52,7 +52,9 @@ func (r SecurityGroupRule) MarshalJSON() ([]byte, error) {
 		m["toPort"] = rawValue{r.ToPort}
 	}
 	if r.Peer != nil {
-		key := map[string]string{"cidr-ip": "ip", "security-group": "securityGroupId", "prefix-list": "prefixListId"}[r.Peer.Kind]
+		key := map[string]string{
+			"cidr-ip": "ip", "security-group": "securityGroupId", "prefix-list": "prefixListId",
+		}[r.Peer.Kind]
 		m["peer"] = map[string]string{"kind": r.Peer.Kind, key: r.Peer.Value}
 	}
 	return json.Marshal(m)

@@ -610,9 +610,11 @@ type ssoField struct{ from, to string }
 
 var (
 	ssoPermissionSetFields = []ssoField{{"Name", "name"}, {"InstanceArn", "ssoInstanceArn"},
-		{"CustomerManagedPolicyReferences", "ssoCustomerManagedPolicyReferences"}, {"PermissionsBoundary", "ssoPermissionsBoundary"}}
+		{"CustomerManagedPolicyReferences", "ssoCustomerManagedPolicyReferences"},
+		{"PermissionsBoundary", "ssoPermissionsBoundary"}}
 	ssoAssignmentFields = []ssoField{{"InstanceArn", "ssoInstanceArn"}, {"PermissionSetArn", "permissionSetArn"},
-		{"PrincipalId", "principalId"}, {"PrincipalType", "principalType"}, {"TargetId", "targetId"}, {"TargetType", "targetType"}}
+		{"PrincipalId", "principalId"}, {"PrincipalType", "principalType"},
+		{"TargetId", "targetId"}, {"TargetType", "targetType"}}
 	ssoACAFields = []ssoField{{"InstanceArn", "ssoInstanceArn"}, {"AccessControlAttributes", "accessControlAttributes"}}
 )
 

@@ -227,7 +227,9 @@ func importsAny(t *cfn.Object, names map[string]string) bool {
 	return false
 }
 
-func diffStackPair(oa *assembly.Assembly, os *assembly.Stack, na *assembly.Assembly, ns *assembly.Stack, opts Options) (*StackDiff, error) {
+func diffStackPair(
+	oa *assembly.Assembly, os *assembly.Stack, na *assembly.Assembly, ns *assembly.Stack, opts Options,
+) (*StackDiff, error) {
 	var oldT, newT *cfn.Object
 	var err error
 	if os != nil {
@@ -372,7 +374,8 @@ func diffNested(parentID string, old, new side, opts Options, depth int) ([]*Sta
 		if ot == nil && nt == nil {
 			continue // not a CDK nested stack whose template we have
 		}
-		sd := &StackDiff{ID: parentID + "/" + id, StackName: id, DisplayName: id, Paths: map[string]string{}, oldT: ot, newT: nt}
+		sd := &StackDiff{ID: parentID + "/" + id, StackName: id, DisplayName: id,
+			Paths: map[string]string{}, oldT: ot, newT: nt}
 		sd.Nested, err = diffNested(sd.ID, side{old.a, old.s, ot}, side{new.a, new.s, nt}, opts, depth+1)
 		if err != nil {
 			return nil, err

@@ -15,7 +15,8 @@ import (
 // StackMissing is CloudFormation's answer for a stack that does not exist.
 func StackMissing(err error) bool {
 	var api smithy.APIError
-	return errors.As(err, &api) && api.ErrorCode() == "ValidationError" && strings.Contains(api.ErrorMessage(), "does not exist")
+	return errors.As(err, &api) && api.ErrorCode() == "ValidationError" &&
+		strings.Contains(api.ErrorMessage(), "does not exist")
 }
 
 // NoChanges is true for the reason CloudFormation fails a change set that would change nothing.

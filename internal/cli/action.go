@@ -23,9 +23,10 @@ import (
 
 func newActionCommand(streams IO) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "action",
-		Short: "Run as the GitHub Action: review pull requests and merge queues, deploy merges (inputs and event from the Actions environment)",
-		Args:  exactArgs(0, "no arguments (inputs come from the workflow)"),
+		Use: "action",
+		Short: "Run as the GitHub Action: review pull requests and merge queues, deploy merges " +
+			"(inputs and event from the Actions environment)",
+		Args: exactArgs(0, "no arguments (inputs come from the workflow)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runAction(cmd.Context(), streams)
 		},
@@ -72,8 +73,10 @@ func runAction(ctx context.Context, streams IO) error {
 			return err
 		}
 		defer cleanup()
-		return action.ReviewPullRequest(ctx, d, action.PullRequestReview{Event: ev, CheckedOut: rt.SHA(), Key: rt.Key(r.workdir),
-			Comment: rt.Input("comment"), Gate: gate, PR: *pr})
+		return action.ReviewPullRequest(ctx, d, action.PullRequestReview{
+			Event: ev, PR: *pr, CheckedOut: rt.SHA(), Key: rt.Key(r.workdir),
+			Comment: rt.Input("comment"), Gate: gate,
+		})
 	case "issue_comment":
 		body, number, ok := rt.IssueComment()
 		if !ok {
@@ -85,7 +88,8 @@ func runAction(ctx context.Context, streams IO) error {
 			return err
 		}
 		defer cleanup()
-		return action.ReviewCommand(ctx, d, body, number, action.PullRequestReview{Key: rt.Key(r.workdir), Comment: rt.Input("comment"), Gate: gate})
+		return action.ReviewCommand(ctx, d, body, number,
+			action.PullRequestReview{Key: rt.Key(r.workdir), Comment: rt.Input("comment"), Gate: gate})
 	case "merge_group":
 		mg, ok := rt.MergeGroup()
 		if !ok {
@@ -96,12 +100,15 @@ func runAction(ctx context.Context, streams IO) error {
 			return err
 		}
 		defer cleanup()
-		return action.ReviewMergeGroup(ctx, d, action.MergeGroupReview{Action: mg.Action, BaseSHA: mg.BaseSHA, HeadSHA: mg.HeadSHA,
-			HeadRef: mg.HeadRef, Key: rt.Key(r.workdir), Gate: gate})
+		return action.ReviewMergeGroup(ctx, d, action.MergeGroupReview{
+			Action: mg.Action, BaseSHA: mg.BaseSHA, HeadSHA: mg.HeadSHA, HeadRef: mg.HeadRef,
+			Key: rt.Key(r.workdir), Gate: gate,
+		})
 	case "push":
 		return r.deploy(ctx)
 	default:
-		rt.Notice("cdkbot: nothing to do for the %q event (cdkbot reviews pull_request, pull_request_review, pull_request_target and merge_group, "+
+		rt.Notice("cdkbot: nothing to do for the %q event "+
+			"(cdkbot reviews pull_request, pull_request_review, pull_request_target and merge_group, "+
 			"answers `/cdkbot review` comments, and deploys on push to the default branch)", ev)
 		return nil
 	}
@@ -149,7 +156,10 @@ func (r *actionRun) github() (*githubapi.Client, error) {
 		}
 	}
 	owner, repo := r.rt.Repo()
-	return githubapi.New(githubapi.Options{Token: token, APIURL: r.rt.APIURL(), GraphQLURL: r.rt.GraphQLURL(), Owner: owner, Repo: repo, MaxWait: maxWait})
+	return githubapi.New(githubapi.Options{
+		Token: token, APIURL: r.rt.APIURL(), GraphQLURL: r.rt.GraphQLURL(),
+		Owner: owner, Repo: repo, MaxWait: maxWait,
+	})
 }
 
 // reviewDeps wires a review: the GitHub client, the reviewer configured from the inputs, and
@@ -199,7 +209,8 @@ func runActionComment(ctx context.Context, streams IO, path string) error {
 		return failure.Usagef("%v", err)
 	}
 	var r action.SavedReport
-	if err := json.Unmarshal(raw, &r); err != nil || r.PullRequest == 0 || !strings.HasPrefix(r.Comment, render.MarkerPrefix) {
+	if err := json.Unmarshal(raw, &r); err != nil || r.PullRequest == 0 ||
+		!strings.HasPrefix(r.Comment, render.MarkerPrefix) {
 		return failure.InputErr(fmt.Errorf("%s is not a cdkbot report file", path))
 	}
 	rt, err := ghaction.New(os.Getenv, streams.Out)
@@ -213,7 +224,8 @@ func runActionComment(ctx context.Context, streams IO, path string) error {
 	}
 	run, ok := rt.WorkflowRun()
 	if !ok {
-		return failure.Usagef("cdkbot action comment posts a fork's report from a job triggered by workflow_run (the event is %q): "+
+		return failure.Usagef("cdkbot action comment posts a fork's report "+
+			"from a job triggered by workflow_run (the event is %q): "+
 			"only that event says which pull request and commit the report may be for", rt.EventName())
 	}
 	return action.PostSavedReport(ctx, action.Deps{GitHub: gh, Runner: rt}, r, run)
@@ -257,9 +269,11 @@ func (r *actionRun) deploy(ctx context.Context) error {
 		ConfigRequired: r.rt.Input("config") != "", Inputs: inputs, TempDir: runnerTemp(), Runner: r.rt, Log: r.streams.Out,
 		BuildOutput: r.streams.Err,
 		View:        func(p *deployplan.Plan) pipeline.DeployView { return newDeployView(r.streams.Err, p, r.rt) }}
-	return action.DeployOnMerge(ctx, action.Deps{GitHub: gh, Runner: r.rt, Deployer: dep}, action.Merge{Branch: push.Branch,
-		DefaultBranch: push.DefaultBranch, After: push.After, Commits: push.Commits, Key: r.rt.Key(r.workdir), RunURL: r.rt.RunURL(),
-		OnUnreviewed: onUnreviewed, Gate: gate, ShowOutputs: r.rt.Input("show-outputs") == "true"})
+	return action.DeployOnMerge(ctx, action.Deps{GitHub: gh, Runner: r.rt, Deployer: dep}, action.Merge{
+		Branch: push.Branch, DefaultBranch: push.DefaultBranch, After: push.After, Commits: push.Commits,
+		Key: r.rt.Key(r.workdir), RunURL: r.rt.RunURL(),
+		OnUnreviewed: onUnreviewed, Gate: gate, ShowOutputs: r.rt.Input("show-outputs") == "true",
+	})
 }
 
 // deployInputs reads the action's deploy inputs.

@@ -35,14 +35,17 @@ func newCheckCommand(streams IO) *cobra.Command {
 	}
 	cmd.Flags().Var(f, "format", "output format: text, markdown or json")
 	cmd.Flags().StringVar(&opts.Config, "config", ".cdkbot.yml", "the policy configuration")
-	cmd.Flags().BoolVar(&opts.NoStabilization, "no-stabilization", false, "one pass only (the legacy behaviour: aspects added or nodes created by aspects may be missed)")
+	cmd.Flags().BoolVar(&opts.NoStabilization, "no-stabilization", false,
+		"one pass only (the legacy behaviour: aspects added or nodes created by aspects may be missed)")
 	cmd.Flags().StringVar(&opts.Write, "write", "", "write the assembly with mutated templates to this new directory")
 	return cmd
 }
 
 func runCheck(streams IO, opts checkOptions, configGiven bool) error {
-	rep, err := pipeline.Check(pipeline.CheckOptions{Assembly: opts.Assembly, Config: opts.Config, ConfigRequired: configGiven,
-		NoStabilization: opts.NoStabilization, Write: opts.Write, Log: streams.Err})
+	rep, err := pipeline.Check(pipeline.CheckOptions{
+		Assembly: opts.Assembly, Config: opts.Config, ConfigRequired: configGiven,
+		NoStabilization: opts.NoStabilization, Write: opts.Write, Log: streams.Err,
+	})
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,8 @@ func newRootCommand(streams IO) *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &failure.Error{Kind: failure.Usage, Err: err} })
-	root.AddCommand(newVersionCommand(streams), newPlanCommand(streams), newInspectCommand(streams), newDiffCommand(streams), newCompatCommand(streams), newCheckCommand(streams),
+	root.AddCommand(newVersionCommand(streams), newPlanCommand(streams), newInspectCommand(streams),
+		newDiffCommand(streams), newCompatCommand(streams), newCheckCommand(streams),
 		newReviewCommand(streams), newDemoCommand(streams), newHookCommand(streams),
 		newActionCommand(streams), newPublishCommand(streams), newDeployCommand(streams))
 	return root

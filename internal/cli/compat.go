@@ -164,7 +164,8 @@ func newCompatAssemblyCommand(streams IO) *cobra.Command {
 		},
 	}
 	cmd.Flags().Var(f, "format", "output format: text, markdown or json")
-	cmd.Flags().StringVar(&opts.Repo, "repo", "", "the repository of HEAD, for the pinned aws-cdk CLI and cdk.json context")
+	cmd.Flags().StringVar(&opts.Repo, "repo", "",
+		"the repository of HEAD, for the pinned aws-cdk CLI and cdk.json context")
 	return cmd
 }
 

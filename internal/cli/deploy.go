@@ -25,8 +25,9 @@ func newDeployCommand(streams IO) *cobra.Command {
 	o := pipeline.DeployOptions{}
 	flags := deployFlags{}
 	cmd := &cobra.Command{
-		Use:   "deploy ASSEMBLY",
-		Short: "Publish the assets and deploy the stacks of a cloud assembly with CloudFormation change sets, in dependency order",
+		Use: "deploy ASSEMBLY",
+		Short: "Publish the assets and deploy the stacks of a cloud assembly with CloudFormation change sets, " +
+			"in dependency order",
 		Long: "deploy deploys every stack of the assembly (or those selected with --stacks, plus what they depend\n" +
 			"on unless --no-deps), each right after publishing its assets (as `cdkbot publish` does; --no-publish\n" +
 			"when a previous step did), to its environment: it assumes the stack's deploy role, checks\n" +
@@ -58,18 +59,25 @@ func newDeployCommand(streams IO) *cobra.Command {
 			return runDeploy(cmd.Context(), streams, o, flags.Format)
 		},
 	}
-	cmd.Flags().StringSliceVar(&o.Stacks, "stacks", nil, "deploy only stacks matching these globs (id, display name or stack name)")
+	cmd.Flags().StringSliceVar(&o.Stacks, "stacks", nil,
+		"deploy only stacks matching these globs (id, display name or stack name)")
 	cmd.Flags().StringSliceVar(&o.Exclude, "exclude", nil, "leave out stacks matching these globs")
 	cmd.Flags().BoolVar(&o.NoDeps, "no-deps", false, "deploy exactly the selection, not the stacks it depends on")
 	cmd.Flags().IntVar(&o.Concurrency, "concurrency", 4, "stacks deployed at once")
-	cmd.Flags().StringVar(&o.OutputsFile, "outputs-file", "", "write the stacks' outputs to this JSON file ({\"StackName\": {\"Key\": \"value\"}})")
-	cmd.Flags().Var(approval, "require-approval", "never, or broadening: refuse a stack whose change grants IAM or network permissions")
-	cmd.Flags().StringSliceVar(&o.Waves, "wave", pipeline.DefaultWaves, "stacks matching each glob deploy first, wave by wave (repeat the flag for more waves)")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", time.Hour, "give up on a stack that has not finished deploying after this long")
+	cmd.Flags().StringVar(&o.OutputsFile, "outputs-file", "",
+		"write the stacks' outputs to this JSON file ({\"StackName\": {\"Key\": \"value\"}})")
+	cmd.Flags().Var(approval, "require-approval",
+		"never, or broadening: refuse a stack whose change grants IAM or network permissions")
+	cmd.Flags().StringSliceVar(&o.Waves, "wave", pipeline.DefaultWaves,
+		"stacks matching each glob deploy first, wave by wave (repeat the flag for more waves)")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", time.Hour,
+		"give up on a stack that has not finished deploying after this long")
 	cmd.Flags().BoolVar(&o.NoPublish, "no-publish", false, "do not publish assets (an earlier step ran cdkbot publish)")
-	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false, "run the commands of assets built by an executable (trusted revisions only)")
+	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false,
+		"run the commands of assets built by an executable (trusted revisions only)")
 	cmd.Flags().Var(f, "format", "output format: text or json")
-	cmd.Flags().StringVar(&flags.Config, "config", ".cdkbot.yml", "configuration whose deploy section sets waves, concurrency and require-approval (flags win)")
+	cmd.Flags().StringVar(&flags.Config, "config", ".cdkbot.yml",
+		"configuration whose deploy section sets waves, concurrency and require-approval (flags win)")
 	addToolkitFlags(cmd, &o.ToolkitBucket, &o.ToolkitStack)
 	cmd.Flags().StringVar(&o.Revision, "revision", "", "the commit being deployed; names the change sets")
 	return cmd

@@ -49,7 +49,8 @@ func newDeployView(w io.Writer, plan *deployplan.Plan, gha *ghaction.Runtime) *d
 // eventLine is one CloudFormation event for the log; every part comes from AWS or the
 // template, so it is cleaned of line breaks, escapes and bidi controls.
 func eventLine(e deployplan.Event) string {
-	line := strings.TrimSpace(fmt.Sprintf("%s %s %s", render.Clean(e.Status), render.Clean(e.ResourceType), render.Clean(e.LogicalID)))
+	line := strings.TrimSpace(fmt.Sprintf("%s %s %s",
+		render.Clean(e.Status), render.Clean(e.ResourceType), render.Clean(e.LogicalID)))
 	if e.Reason != "" {
 		line += ": " + render.Clean(e.Reason)
 	}
@@ -166,7 +167,9 @@ func (v *deployView) frame() []string {
 		case !r.started.IsZero():
 			t = time.Since(r.started).Round(time.Second).String()
 		}
-		lines = append(lines, strings.TrimRight(fmt.Sprintf("%-10s %-*s %7s  %s", r.state, width, render.Clean(r.id), t, truncateLine(render.Clean(r.last), 100)), " "))
+		line := fmt.Sprintf("%-10s %-*s %7s  %s",
+			r.state, width, render.Clean(r.id), t, truncateLine(render.Clean(r.last), 100))
+		lines = append(lines, strings.TrimRight(line, " "))
 	}
 	return lines
 }

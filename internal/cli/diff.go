@@ -31,15 +31,18 @@ func newDiffCommand(streams IO) *cobra.Command {
 		Long: "diff compares two CloudFormation templates (.json or .yaml) or two cloud assemblies (cdk.out\n" +
 			"directories, nested Stages and nested stacks included). Stacks are matched by artifact id, then by\n" +
 			"stack name. Replacement is followed through every reference to a fixed point.",
-		Example: "  cdkbot diff base/cdk.out cdk.out\n  cdkbot diff old.template.json new.template.yaml --format markdown\n  cdkbot diff base/cdk.out cdk.out --stacks 'Prod/*' --fail",
-		Args:    exactArgs(2, "two arguments, OLD and NEW"),
+		Example: "  cdkbot diff base/cdk.out cdk.out\n" +
+			"  cdkbot diff old.template.json new.template.yaml --format markdown\n" +
+			"  cdkbot diff base/cdk.out cdk.out --stacks 'Prod/*' --fail",
+		Args: exactArgs(2, "two arguments, OLD and NEW"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Old, opts.New, opts.Format = args[0], args[1], f.value
 			return runDiff(streams, opts)
 		},
 	}
 	cmd.Flags().Var(f, "format", "output format: text, markdown or json")
-	cmd.Flags().StringSliceVar(&opts.Stacks, "stacks", nil, "only stacks whose id, display name or stack name matches this glob (repeatable)")
+	cmd.Flags().StringSliceVar(&opts.Stacks, "stacks", nil,
+		"only stacks whose id, display name or stack name matches this glob (repeatable)")
 	cmd.Flags().BoolVar(&opts.Fail, "fail", false, "exit with code 1 when there are differences")
 	cmd.Flags().BoolVar(&opts.ShowMetadata, "show-metadata", false, "show resources whose only change is their Metadata")
 	cmd.Flags().BoolVar(&opts.NoColor, "no-color", false, "no colours in text output (also: NO_COLOR)")

@@ -44,7 +44,8 @@ func newHookCommand(streams IO) *cobra.Command {
 	install.Flags().StringVar(&repo, "repo", ".", "the repository")
 	install.Flags().BoolVar(&opts.Force, "force", false, "replace an existing pre-push hook")
 	install.Flags().BoolVar(&opts.Chain, "chain", false, "keep an existing pre-push hook and run it first")
-	install.Flags().StringVar(&opts.Command, "command", "cdkbot", "how the hook runs cdkbot (an absolute path when cdkbot is not on PATH)")
+	install.Flags().StringVar(&opts.Command, "command", "cdkbot",
+		"how the hook runs cdkbot (an absolute path when cdkbot is not on PATH)")
 
 	uninstall := &cobra.Command{
 		Use:   "uninstall",
@@ -75,7 +76,8 @@ func newHookCommand(streams IO) *cobra.Command {
 		},
 	}
 	run.Flags().StringVar(&ropts.Config, "config", ".cdkbot.yml", "the policy configuration")
-	run.Flags().StringVar(&ropts.AssemblyDir, "assembly-dir", "cdk.out", "where each revision keeps its synthesized assembly")
+	run.Flags().StringVar(&ropts.AssemblyDir, "assembly-dir", "cdk.out",
+		"where each revision keeps its synthesized assembly")
 	addSettings(run, &ropts, pipeline.ReviewSettings, map[string]string{
 		"fail-on":           "gates that block the push",
 		"security-severity": "the least severity of a permission change that blocks the push (with security-broadening)",
@@ -113,12 +115,14 @@ func runHook(ctx context.Context, streams IO, base pipeline.ReviewOptions) error
 		if u.Deletes() {
 			continue
 		}
-		ref := pipeline.PushedRef{LocalRef: u.LocalRef, LocalSHA: u.LocalSHA, RemoteSHA: u.RemoteSHA, NewBranch: u.NewBranch()}
+		ref := pipeline.PushedRef{LocalRef: u.LocalRef, LocalSHA: u.LocalSHA,
+			RemoteSHA: u.RemoteSHA, NewBranch: u.NewBranch()}
 		opts := base
 		opts.Repo, opts.Head, opts.Key = repo.Root(), u.LocalSHA, "pre-push"
 		opts.OverrideLabel = pipeline.DefaultOverrideLabel
 		if opts.Base, err = repo.PushBase(ref); err != nil {
-			fmt.Fprintf(streams.Err, "cdkbot: %s is a new branch and %v; nothing to compare with, skipping the review\n", u.LocalRef, err)
+			fmt.Fprintf(streams.Err, "cdkbot: %s is a new branch and %v; nothing to compare with, skipping the review\n",
+				u.LocalRef, err)
 			continue
 		}
 		fmt.Fprintf(streams.Out, "cdkbot: reviewing %s\n", pipeline.DescribePush(ref, opts.Base))
@@ -131,7 +135,8 @@ func runHook(ctx context.Context, streams IO, base pipeline.ReviewOptions) error
 		}
 	}
 	if blocked {
-		fmt.Fprintln(streams.Err, "cdkbot: push blocked by a gate (see above). Fix the change, or push anyway with: git push --no-verify")
+		fmt.Fprintln(streams.Err,
+			"cdkbot: push blocked by a gate (see above). Fix the change, or push anyway with: git push --no-verify")
 		return failure.Blocked
 	}
 	return nil

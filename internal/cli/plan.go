@@ -45,11 +45,13 @@ func newPlanCommand(streams IO) *cobra.Command {
 	}
 	cmd.Flags().StringSliceVar(&o.Stacks, "stacks", nil, "only stacks matching these globs, and what they depend on")
 	cmd.Flags().StringSliceVar(&o.Exclude, "exclude", nil, "leave out stacks matching these globs")
-	cmd.Flags().StringSliceVar(&o.Waves, "wave", pipeline.DefaultWaves, "stacks matching each glob deploy first, wave by wave")
+	cmd.Flags().StringSliceVar(&o.Waves, "wave", pipeline.DefaultWaves,
+		"stacks matching each glob deploy first, wave by wave")
 	cmd.Flags().StringVar(&o.Account, "account", "", "account of environment-agnostic stacks (default: a placeholder)")
 	cmd.Flags().StringVar(&o.Region, "region", os.Getenv("AWS_REGION"), "region of environment-agnostic stacks")
 	cmd.Flags().Var(f, "format", "output format: text, json or github-matrix")
-	cmd.Flags().StringVar(&flags.Config, "config", ".cdkbot.yml", "configuration whose deploy section sets the waves (--wave wins)")
+	cmd.Flags().StringVar(&flags.Config, "config", ".cdkbot.yml",
+		"configuration whose deploy section sets the waves (--wave wins)")
 	return cmd
 }
 

@@ -33,7 +33,8 @@ func newPublishCommand(streams IO) *cobra.Command {
 			"AWS_REGION, AWS_ENDPOINT_URL, ...). Progress goes to stderr, the summary to stdout.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
-				return failure.Usagef("%s takes the assembly directory and optionally a comma-separated list of asset ids", cmd.CommandPath())
+				return failure.Usagef("%s takes the assembly directory and optionally a comma-separated list of asset ids",
+					cmd.CommandPath())
 			}
 			return nil
 		},
@@ -54,7 +55,8 @@ func newPublishCommand(streams IO) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "check which assets are already published; upload nothing")
 	cmd.Flags().IntVar(&o.Concurrency, "concurrency", 8, "assets published at once")
-	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false, "run the commands of assets built by an executable (code from the app: trusted revisions only)")
+	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false,
+		"run the commands of assets built by an executable (code from the app: trusted revisions only)")
 	cmd.Flags().IntVar(&o.BuildConcurrency, "build-concurrency", 1, "docker images built at once")
 	cmd.Flags().Var(f, "format", "output format: text or json")
 	addToolkitFlags(cmd, &o.ToolkitBucket, &o.ToolkitStack)
@@ -135,11 +137,13 @@ func progressPrinter(w io.Writer, plan *publishplan.Plan) func(publishplan.Event
 			fmt.Fprintf(w, "cdkbot: zipping %.12s\n", render.Clean(e.Asset))
 		case publishplan.Uploading:
 			if e.Sent == 0 {
-				fmt.Fprintf(w, "cdkbot: uploading %.12s → %s (%d bytes)\n", render.Clean(e.Asset), render.Clean(e.Destination), e.Bytes)
+				fmt.Fprintf(w, "cdkbot: uploading %.12s → %s (%d bytes)\n",
+					render.Clean(e.Asset), render.Clean(e.Destination), e.Bytes)
 			}
 		case publishplan.Published, publishplan.Present, publishplan.Missing, publishplan.Failed:
 			done++
-			fmt.Fprintf(w, "cdkbot: [%d/%d] %.12s → %s: %s\n", done, total, render.Clean(e.Asset), render.Clean(e.Destination), e.State)
+			fmt.Fprintf(w, "cdkbot: [%d/%d] %.12s → %s: %s\n",
+				done, total, render.Clean(e.Asset), render.Clean(e.Destination), e.State)
 		}
 	}
 }
@@ -147,6 +151,8 @@ func progressPrinter(w io.Writer, plan *publishplan.Plan) func(publishplan.Event
 // addToolkitFlags adds the flags that name the legacy (v1) staging bucket, for publish and
 // deploy alike.
 func addToolkitFlags(cmd *cobra.Command, bucket, stack *string) {
-	cmd.Flags().StringVar(bucket, "toolkit-bucket", "", "staging bucket of legacy (CDK v1) assets and templates; default: the toolkit stack's BucketName output")
-	cmd.Flags().StringVar(stack, "toolkit-stack-name", pipeline.DefaultToolkitStack, "bootstrap stack to read the legacy staging bucket from")
+	cmd.Flags().StringVar(bucket, "toolkit-bucket", "",
+		"staging bucket of legacy (CDK v1) assets and templates; default: the toolkit stack's BucketName output")
+	cmd.Flags().StringVar(stack, "toolkit-stack-name", pipeline.DefaultToolkitStack,
+		"bootstrap stack to read the legacy staging bucket from")
 }

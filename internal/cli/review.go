@@ -37,13 +37,17 @@ func newReviewCommand(streams IO) *cobra.Command {
 		},
 	}
 	cmd.Flags().Var(f, "format", "output format: text, markdown or json")
-	cmd.Flags().StringVar(&opts.BaseAssembly, "base-assembly", "", "the assembly of the base (what is deployed); omit for a first deployment")
+	cmd.Flags().StringVar(&opts.BaseAssembly, "base-assembly", "",
+		"the assembly of the base (what is deployed); omit for a first deployment")
 	cmd.Flags().StringVar(&opts.HeadAssembly, "head-assembly", "", "the assembly of the change (required)")
 	cmd.Flags().StringVar(&opts.Config, "config", ".cdkbot.yml", "the policy configuration")
-	cmd.Flags().StringVar(&opts.Repo, "repo", "", "the git repository of the change (also read for the pinned aws-cdk CLI and cdk.json)")
-	cmd.Flags().StringVar(&opts.Base, "base", "", "base revision (default: the merge base of --head with the default branch)")
+	cmd.Flags().StringVar(&opts.Repo, "repo", "",
+		"the git repository of the change (also read for the pinned aws-cdk CLI and cdk.json)")
+	cmd.Flags().StringVar(&opts.Base, "base", "",
+		"base revision (default: the merge base of --head with the default branch)")
 	cmd.Flags().StringVar(&opts.Head, "head", "", "head revision (with --repo; default HEAD)")
-	cmd.Flags().StringVar(&opts.AssemblyDir, "assembly-dir", "cdk.out", "where each revision keeps its synthesized assembly, relative to the repository")
+	cmd.Flags().StringVar(&opts.AssemblyDir, "assembly-dir", "cdk.out",
+		"where each revision keeps its synthesized assembly, relative to the repository")
 	addSettings(cmd, &opts, pipeline.ReviewSettings, nil, "fail-on", "override-label")
 	cmd.Flags().StringSliceVar(&opts.Labels, "label", nil, "labels on the pull request (repeatable)")
 	cmd.Flags().StringVar(&opts.Key, "key", "default", "identifies the comment among several reviews of one PR")
@@ -67,7 +71,8 @@ func runReview(ctx context.Context, streams IO, opts pipeline.ReviewOptions, vie
 	case "markdown":
 		err = render.ReviewMarkdown(streams.Out, rep, 0)
 	default:
-		err = render.ReviewText(streams.Out, rep, render.DiffOptions{ShowMetadata: view.ShowMetadata, Color: !view.NoColor && colorWanted(streams.Out)})
+		err = render.ReviewText(streams.Out, rep,
+			render.DiffOptions{ShowMetadata: view.ShowMetadata, Color: !view.NoColor && colorWanted(streams.Out)})
 	}
 	if err != nil {
 		return err

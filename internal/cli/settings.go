@@ -40,7 +40,9 @@ func (v *settingValue[O]) Set(x string) error {
 
 // addSettings adds a flag for each named setting of table to cmd, storing into o, at the
 // setting's default; usage, when given for a name, replaces the setting's own words there.
-func addSettings[O any](cmd *cobra.Command, o *O, table []pipeline.Setting[O], usage map[string]string, names ...string) {
+func addSettings[O any](
+	cmd *cobra.Command, o *O, table []pipeline.Setting[O], usage map[string]string, names ...string,
+) {
 	for _, name := range names {
 		for _, s := range table {
 			if s.Name != name {

@@ -35,7 +35,8 @@ func newVersionCommand(streams IO) *cobra.Command {
 				}
 				built += ")"
 			}
-			_, err := fmt.Fprintf(streams.Out, "cdkbot %s%s %s/%s\ncloud assembly schema: reads every version up to %d.x (embedded from %s)\n",
+			_, err := fmt.Fprintf(streams.Out, "cdkbot %s%s %s/%s\n"+
+				"cloud assembly schema: reads every version up to %d.x (embedded from %s)\n",
 				Version(), built, runtime.GOOS, runtime.GOARCH, sch.MaxMajor, sch.Source)
 			return err
 		},

@@ -90,10 +90,12 @@ func toolkitGate(in AssemblyInput) Check {
 		c.Status, c.Finding = Warn, fmt.Sprintf("head assembly schema version %q is not a semantic version", in.Head.Version)
 	case int(major) > in.ToolSchemaMax:
 		c.Status = Fail
-		c.Finding = fmt.Sprintf("head is synthesized with cloud assembly schema %s; this cdkbot reads up to %d.x", in.Head.Version, in.ToolSchemaMax)
+		c.Finding = fmt.Sprintf("head is synthesized with cloud assembly schema %s; this cdkbot reads up to %d.x",
+			in.Head.Version, in.ToolSchemaMax)
 		c.Action = "Upgrade cdkbot (the action's version) to a release that reads this schema"
 	default:
-		c.Status, c.Finding = Pass, fmt.Sprintf("schema %s is readable (cdkbot reads up to %d.x)", in.Head.Version, in.ToolSchemaMax)
+		c.Status, c.Finding = Pass, fmt.Sprintf("schema %s is readable (cdkbot reads up to %d.x)",
+			in.Head.Version, in.ToolSchemaMax)
 	}
 	return c
 }
@@ -123,7 +125,8 @@ func cliCheck(in AssemblyInput) Check {
 		if major, schema, ok := cliSchemaMajor(have); ok {
 			if head, err := semver.Parse(in.Head.Version); err == nil && int(head.Major()) <= major {
 				c.Status = Pass
-				c.Finding = fmt.Sprintf("aws-cdk %s (%s) is older than %s %s, but it reads cloud assembly schema %d.x (built with %s) and the head's is %s",
+				c.Finding = fmt.Sprintf("aws-cdk %s (%s) is older than %s %s, "+
+					"but it reads cloud assembly schema %d.x (built with %s) and the head's is %s",
 					have, in.Repo.CLISource, why, need, major, schema, in.Head.Version)
 				return c
 			}
@@ -204,7 +207,8 @@ func bootstrapChecks(in AssemblyInput) []Check {
 		c := Check{Name: "bootstrap " + k, Status: Pass, Finding: fmt.Sprintf("needs bootstrap version ≥ %d", h.version)}
 		bootstrapCmd := "Run `cdk bootstrap " + h.env.String() + "` before merging"
 		if b, ok := base[k]; !ok && in.Base != nil {
-			c.Status, c.Finding, c.Action = Warn, fmt.Sprintf("a new environment: needs bootstrap version ≥ %d", h.version), bootstrapCmd+" if it is not bootstrapped yet"
+			c.Status, c.Finding, c.Action = Warn, fmt.Sprintf("a new environment: needs bootstrap version ≥ %d", h.version),
+				bootstrapCmd+" if it is not bootstrapped yet"
 		} else if ok && h.version > b.version {
 			c.Status = Warn
 			c.Finding = fmt.Sprintf("required bootstrap version rises from %d to %d", b.version, h.version)
@@ -245,7 +249,8 @@ func modeCheck(in AssemblyInput) Check {
 		c.Finding = "the app moves from legacy (1.0) to modern (2.0) synthesis: " + row.Finding
 		c.Action = row.Action
 	case base == assembly.ModeModern && head == assembly.ModeLegacy:
-		c.Status, c.Finding = Warn, "the app moves back from modern (2.0) to legacy (1.0) synthesis: assets go back to stack parameters and the CDKToolkit bucket"
+		c.Status, c.Finding = Warn, "the app moves back from modern (2.0) to legacy (1.0) synthesis: "+
+			"assets go back to stack parameters and the CDKToolkit bucket"
 		c.Action = "Make sure every environment still has the CDKToolkit stack's asset bucket"
 	case head == assembly.ModeMixed:
 		c.Status, c.Finding = Warn, "stacks use both legacy and modern synthesis"
@@ -274,7 +279,8 @@ func frameworkCheck(in AssemblyInput) Check {
 		c.Status = Warn
 		c.Finding = fmt.Sprintf("framework changes from %s to %s; %s", orUnknown(base), orUnknown(head), schemas)
 		if base.Name == "@aws-cdk/core" && head.Name == "aws-cdk-lib" {
-			c.Action = "A CDK v1 → v2 migration: review the diff for replaced resources and bootstrap every environment with the v2 template"
+			c.Action = "A CDK v1 → v2 migration: review the diff for replaced resources " +
+				"and bootstrap every environment with the v2 template"
 		}
 		return c
 	}
@@ -338,8 +344,9 @@ func featureFlagChecks(in AssemblyInput) []Check {
 		return []Check{{Name: "feature flags", Status: Pass, Finding: "no feature flag changes its effective value"}}
 	}
 	return []Check{{Name: "feature flags", Status: Warn,
-		Finding: fmt.Sprintf("%d feature flag(s) change their effective value: %s", len(changed), strings.Join(changed, "; ")),
-		Action:  "Feature flags change synthesized output: review the template diff of every stack"}}
+		Finding: fmt.Sprintf("%d feature flag(s) change their effective value: %s",
+			len(changed), strings.Join(changed, "; ")),
+		Action: "Feature flags change synthesized output: review the template diff of every stack"}}
 }
 
 func jsonString(v any) string {
@@ -361,7 +368,8 @@ func schemaCheck(in AssemblyInput) Check {
 	bs, ok1 := KnownSchema(in.Base.Version)
 	hs, ok2 := KnownSchema(in.Head.Version)
 	if !ok1 || !ok2 {
-		c.Finding = fmt.Sprintf("schema %s → %s (the changes between them are not in cdkbot's schema history)", in.Base.Version, in.Head.Version)
+		c.Finding = fmt.Sprintf("schema %s → %s (the changes between them are not in cdkbot's schema history)",
+			in.Base.Version, in.Head.Version)
 		return c
 	}
 	old, err1 := bs.Load()
@@ -379,7 +387,9 @@ func schemaCheck(in AssemblyInput) Check {
 	for _, ch := range changes {
 		counts[ch.Bump]++
 	}
-	c.Finding = fmt.Sprintf("schema %s → %s: %d changes (%d major, %d minor, %d patch), requiring a %s bump for readers of old assemblies",
-		in.Base.Version, in.Head.Version, len(changes), counts[semver.Major], counts[semver.Minor], counts[semver.Patch], RequiredBump(changes))
+	c.Finding = fmt.Sprintf("schema %s → %s: %d changes (%d major, %d minor, %d patch), "+
+		"requiring a %s bump for readers of old assemblies",
+		in.Base.Version, in.Head.Version, len(changes),
+		counts[semver.Major], counts[semver.Minor], counts[semver.Patch], RequiredBump(changes))
 	return c
 }

@@ -71,7 +71,8 @@ func newSchemaDoc(name string, v any) (*schemaDoc, error) {
 		return nil, err
 	}
 	for _, name := range slices.Sorted(maps.Keys(d.defs)) {
-		if _, err := d.resolve("#/definitions/"+escape(name), map[string]any{"$ref": "#/definitions/" + escape(name)}); err != nil {
+		_, err := d.resolve("#/definitions/"+escape(name), map[string]any{"$ref": "#/definitions/" + escape(name)})
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -299,7 +300,8 @@ func (c *comparer) types(path string, om, nm map[string]any) {
 	sort.Strings(gained)
 	switch {
 	case len(lost) > 0:
-		c.add(path+"/type", TypeChanged, fmt.Sprintf("type %s → %s: %s no longer accepted", setText(ot), setText(nt), strings.Join(lost, ", ")))
+		c.add(path+"/type", TypeChanged, fmt.Sprintf("type %s → %s: %s no longer accepted",
+			setText(ot), setText(nt), strings.Join(lost, ", ")))
 	case len(gained) > 0:
 		c.add(path+"/type", TypeWidened, fmt.Sprintf("type %s → %s", setText(ot), setText(nt)))
 	}

@@ -144,7 +144,8 @@ func Parse(file string, data []byte) (*File, error) {
 	}
 	top := resolve(root.Content[0])
 	if top.Kind != yaml.MappingNode && top.Tag != "!!null" {
-		return nil, fmt.Errorf("%s: line %d: the configuration must be a mapping with %s", file, top.Line, strings.Join(fileKeys, ", "))
+		return nil, fmt.Errorf("%s: line %d: the configuration must be a mapping with %s",
+			file, top.Line, strings.Join(fileKeys, ", "))
 	}
 	var doc document
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -162,7 +163,8 @@ func Parse(file string, data []byte) (*File, error) {
 		if a.Priority != nil {
 			p := int(*a.Priority)
 			if p < 0 {
-				return nil, fmt.Errorf("%s: priority %d is negative; use a non-negative integer (200 mutating, 600 default, 1000 read-only)", where, p)
+				return nil, fmt.Errorf("%s: priority %d is negative; "+
+					"use a non-negative integer (200 mutating, 600 default, 1000 read-only)", where, p)
 			}
 			e.Priority = &p
 		}
@@ -181,7 +183,8 @@ func Parse(file string, data []byte) (*File, error) {
 		case s.Rule == "":
 			return nil, fmt.Errorf("%s: a suppression needs the rule it silences", where)
 		case strings.TrimSpace(s.Reason) == "":
-			return nil, fmt.Errorf("%s: suppression of %s on %q has no reason; a reason is required and is shown in reports", where, s.Rule, s.Path)
+			return nil, fmt.Errorf("%s: suppression of %s on %q has no reason; "+
+				"a reason is required and is shown in reports", where, s.Rule, s.Path)
 		}
 		f.Suppress = append(f.Suppress, s)
 	}
@@ -205,7 +208,8 @@ func parseDeploy(file string, n *yaml.Node) (Deploy, error) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i]; !contains(deployKeys, k.Value) {
-			return d, fmt.Errorf("%s: line %d: deploy.%s is not a setting (allowed: %s)", file, k.Line, k.Value, strings.Join(deployKeys, ", "))
+			return d, fmt.Errorf("%s: line %d: deploy.%s is not a setting (allowed: %s)",
+				file, k.Line, k.Value, strings.Join(deployKeys, ", "))
 		}
 	}
 	if err := n.Decode(&d); err != nil {
@@ -231,9 +235,12 @@ func yamlError(file string, err error) error {
 	msg := yamlMessage(err)
 	if i := strings.Index(msg, "field "); i >= 0 && strings.Contains(msg, " not found in type ") {
 		key := strings.Fields(msg[i+len("field "):])[0]
-		for typ, keys := range map[string][]string{"config.document": fileKeys, "config.aspectYAML": aspectKeys, "config.Suppression": suppressionKeys} {
+		for typ, keys := range map[string][]string{
+			"config.document": fileKeys, "config.aspectYAML": aspectKeys, "config.Suppression": suppressionKeys,
+		} {
 			if strings.Contains(msg, " "+typ) {
-				return fmt.Errorf("%s: %s: unknown key %q (allowed here: %s)", file, strings.TrimSuffix(strings.TrimSpace(msg[:i]), ":"), key, strings.Join(keys, ", "))
+				return fmt.Errorf("%s: %s: unknown key %q (allowed here: %s)",
+					file, strings.TrimSuffix(strings.TrimSpace(msg[:i]), ":"), key, strings.Join(keys, ", "))
 			}
 		}
 	}

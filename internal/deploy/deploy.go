@@ -98,7 +98,8 @@ func (e *BootstrapError) Error() string {
 	if e.Have > 0 {
 		have = "bootstrapped with version " + strconv.Itoa(e.Have)
 	}
-	return fmt.Sprintf("%s is %s; this assembly needs version %d or later: run `cdk bootstrap %s`", e.Env, have, e.Need, e.Env)
+	return fmt.Sprintf("%s is %s; this assembly needs version %d or later: run `cdk bootstrap %s`",
+		e.Env, have, e.Need, e.Env)
 }
 
 // limit is the time one stack may take, for publishing its assets and again for deploying it.
@@ -190,7 +191,8 @@ func (sd *stackDeploy) finish(err error, start time.Time, limit time.Duration, t
 	sd.out.APICalls = sd.calls.Load()
 	if err != nil {
 		if timedOut {
-			err = fmt.Errorf("gave up after %s (the stack is %s; it may still finish in CloudFormation): %w", limit, sd.out.Status, err)
+			err = fmt.Errorf("gave up after %s (the stack is %s; it may still finish in CloudFormation): %w",
+				limit, sd.out.Status, err)
 		}
 		err = fmt.Errorf("stack %s (%s): %w", sd.s.ID, sd.s.Env, err)
 		sd.out.Error = err.Error()
@@ -202,17 +204,24 @@ func (sd *stackDeploy) finish(err error, start time.Time, limit time.Duration, t
 // before anything touches the stack, so an unbootstrapped account fails with what to run.
 // Every client counts its calls for the outcome.
 func (sd *stackDeploy) connect(ctx context.Context) error {
-	cfg, err := sd.d.Sessions.For(ctx, awsconfig.Role{ARN: sd.s.AssumeRoleARN, ExternalID: sd.s.AssumeRoleExternalID, Region: sd.s.Environment.Region})
+	cfg, err := sd.d.Sessions.For(ctx, awsconfig.Role{
+		ARN: sd.s.AssumeRoleARN, ExternalID: sd.s.AssumeRoleExternalID, Region: sd.s.Environment.Region,
+	})
 	if err != nil {
 		return err
 	}
 	sd.cfg = cfg
 	if sd.s.Bootstrap != nil {
-		if err := checkBootstrap(ctx, ssm.NewFromConfig(cfg, func(o *ssm.Options) { o.APIOptions = append(o.APIOptions, counting(&sd.calls)) }), sd.s); err != nil {
+		client := ssm.NewFromConfig(cfg, func(o *ssm.Options) {
+			o.APIOptions = append(o.APIOptions, counting(&sd.calls))
+		})
+		if err := checkBootstrap(ctx, client, sd.s); err != nil {
 			return err
 		}
 	}
-	sd.cfn = cloudformation.NewFromConfig(cfg, func(o *cloudformation.Options) { o.APIOptions = append(o.APIOptions, counting(&sd.calls)) })
+	sd.cfn = cloudformation.NewFromConfig(cfg, func(o *cloudformation.Options) {
+		o.APIOptions = append(o.APIOptions, counting(&sd.calls))
+	})
 	return nil
 }
 
@@ -264,9 +273,11 @@ func (sd *stackDeploy) createChangeSet(ctx context.Context, body []byte, url str
 	s := sd.s
 	if s.Template.UploadBucket != "" {
 		// A legacy template too large to inline goes to the staging bucket first, as the CDK CLI does.
-		if _, err := awsconfig.S3(sd.cfg).PutObject(ctx, &s3.PutObjectInput{Bucket: &s.Template.UploadBucket, Key: &s.Template.UploadKey,
-			Body: bytes.NewReader(body)}); err != nil {
-			return "", fmt.Errorf("upload the template to s3://%s/%s: %s", s.Template.UploadBucket, s.Template.UploadKey, awsconfig.Explain(err))
+		if _, err := awsconfig.S3(sd.cfg).PutObject(ctx, &s3.PutObjectInput{
+			Bucket: &s.Template.UploadBucket, Key: &s.Template.UploadKey, Body: bytes.NewReader(body),
+		}); err != nil {
+			return "", fmt.Errorf("upload the template to s3://%s/%s: %s",
+				s.Template.UploadBucket, s.Template.UploadKey, awsconfig.Explain(err))
 		}
 	}
 	in := changeSetInput(s, sd.deployed != nil, body, url)
@@ -292,8 +303,10 @@ func changeSetInput(s deployplan.Stack, update bool, body []byte, url string) *c
 	}
 	in := &cloudformation.CreateChangeSetInput{
 		StackName: &s.StackName, ChangeSetName: &s.ChangeSetName, ChangeSetType: csType,
-		Capabilities: []cfntypes.Capability{cfntypes.CapabilityCapabilityIam, cfntypes.CapabilityCapabilityNamedIam, cfntypes.CapabilityCapabilityAutoExpand},
-		Parameters:   parameters(s.Parameters), Tags: tags(s.Tags), NotificationARNs: s.NotificationARNs,
+		Capabilities: []cfntypes.Capability{
+			cfntypes.CapabilityCapabilityIam, cfntypes.CapabilityCapabilityNamedIam, cfntypes.CapabilityCapabilityAutoExpand,
+		},
+		Parameters: parameters(s.Parameters), Tags: tags(s.Tags), NotificationARNs: s.NotificationARNs,
 	}
 	if s.ExecutionRoleARN != "" {
 		in.RoleARN = &s.ExecutionRoleARN
@@ -310,7 +323,9 @@ func changeSetInput(s deployplan.Stack, update bool, body []byte, url string) *c
 // text, CloudFormation what the stack would do), so no pending change set is left behind, and
 // the stack reports no changes.
 func (sd *stackDeploy) discardEmpty(ctx context.Context, csID string) {
-	_, _ = sd.cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{StackName: &sd.s.StackName, ChangeSetName: &csID})
+	_, _ = sd.cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{
+		StackName: &sd.s.StackName, ChangeSetName: &csID,
+	})
 	sd.out.Result = NoChanges
 	sd.out.Status, sd.out.Outputs = string(sd.deployed.StackStatus), outputs(sd.deployed)
 }
@@ -319,7 +334,9 @@ func (sd *stackDeploy) discardEmpty(ctx context.Context, csID string) {
 // the failed events' reasons and the outputs even when it fails, for the report.
 func (sd *stackDeploy) execute(ctx context.Context, csID string) error {
 	since := time.Now().Add(-time.Second)
-	if _, err := sd.cfn.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{StackName: &sd.s.StackName, ChangeSetName: &csID}); err != nil {
+	if _, err := sd.cfn.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{
+		StackName: &sd.s.StackName, ChangeSetName: &csID,
+	}); err != nil {
 		return fmt.Errorf("execute change set: %s", awsconfig.Explain(err))
 	}
 	final, causes, err := sd.d.follow(ctx, sd.cfn, sd.s, since)
@@ -332,7 +349,8 @@ func (sd *stackDeploy) execute(ctx context.Context, csID string) error {
 		return err
 	}
 	if final == nil {
-		return fmt.Errorf("the stack was deleted during the deployment (its creation failed and rolled back): %s", strings.Join(causes, "; "))
+		return fmt.Errorf("the stack was deleted during the deployment (its creation failed and rolled back): %s",
+			strings.Join(causes, "; "))
 	}
 	if !strings.HasSuffix(status, "_COMPLETE") || strings.Contains(status, "ROLLBACK") {
 		return fmt.Errorf("ended %s: %s", status, strings.Join(causes, "; "))
@@ -364,7 +382,9 @@ func deleteLeftover(ctx context.Context, cfn *cloudformation.Client, s deploypla
 		for _, cs := range page.Summaries {
 			if aws.ToString(cs.ChangeSetName) == s.ChangeSetName {
 				id := cmp.Or(aws.ToString(cs.ChangeSetId), s.ChangeSetName)
-				if _, err := cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{StackName: &s.StackName, ChangeSetName: &id}); err != nil {
+				if _, err := cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{
+					StackName: &s.StackName, ChangeSetName: &id,
+				}); err != nil {
 					return fmt.Errorf("delete the leftover change set %s: %s", s.ChangeSetName, awsconfig.Explain(err))
 				}
 			}
@@ -384,7 +404,8 @@ func checkBootstrap(ctx context.Context, client *ssm.Client, s deployplan.Stack)
 	}
 	have, err := strconv.Atoi(aws.ToString(out.Parameter.Value))
 	if err != nil {
-		return fmt.Errorf("bootstrap version %s is %q, not a number", s.Bootstrap.Parameter, aws.ToString(out.Parameter.Value))
+		return fmt.Errorf("bootstrap version %s is %q, not a number",
+			s.Bootstrap.Parameter, aws.ToString(out.Parameter.Value))
 	}
 	if have < s.Bootstrap.MinVersion {
 		return &BootstrapError{Env: s.Env, Parameter: s.Bootstrap.Parameter, Have: have, Need: s.Bootstrap.MinVersion}
@@ -430,13 +451,18 @@ func (d *Deployer) template(s deployplan.Stack) ([]byte, string, error) {
 
 // unchanged is the no-change fast path: same template, parameters, tags and termination
 // protection as deployed means no change set at all.
-func unchanged(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, deployed *cfntypes.Stack, body []byte) (bool, []byte, error) {
-	got, err := cfn.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: &s.StackName, TemplateStage: cfntypes.TemplateStageOriginal})
+func unchanged(
+	ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, deployed *cfntypes.Stack, body []byte,
+) (bool, []byte, error) {
+	got, err := cfn.GetTemplate(ctx, &cloudformation.GetTemplateInput{
+		StackName: &s.StackName, TemplateStage: cfntypes.TemplateStageOriginal,
+	})
 	if err != nil {
 		return false, nil, fmt.Errorf("read the deployed template: %s", awsconfig.Explain(err))
 	}
 	current := []byte(aws.ToString(got.TemplateBody))
-	if !strings.HasSuffix(string(deployed.StackStatus), "_COMPLETE") || strings.Contains(string(deployed.StackStatus), "ROLLBACK") {
+	if !strings.HasSuffix(string(deployed.StackStatus), "_COMPLETE") ||
+		strings.Contains(string(deployed.StackStatus), "ROLLBACK") {
 		return false, current, nil
 	}
 	if !bytes.Equal(bytes.TrimSpace(current), bytes.TrimSpace(body)) {
@@ -458,17 +484,22 @@ func unchanged(ctx context.Context, cfn *cloudformation.Client, s deployplan.Sta
 	if !maps.Equal(tagsHave, s.Tags) && len(tagsHave)+len(s.Tags) > 0 {
 		return false, current, nil
 	}
-	if !slices.Equal(slices.Sorted(slices.Values(deployed.NotificationARNs)), slices.Sorted(slices.Values(s.NotificationARNs))) {
+	if !slices.Equal(slices.Sorted(slices.Values(deployed.NotificationARNs)),
+		slices.Sorted(slices.Values(s.NotificationARNs))) {
 		return false, current, nil
 	}
 	return aws.ToBool(deployed.EnableTerminationProtection) == s.TerminationProtection, current, nil
 }
 
 // waitChangeSet waits for the change set to be created; it reports an empty one.
-func (d *Deployer) waitChangeSet(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, id string) (bool, error) {
+func (d *Deployer) waitChangeSet(
+	ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, id string,
+) (bool, error) {
 	poll := d.poller()
 	for {
-		out, err := cfn.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{StackName: &s.StackName, ChangeSetName: &id})
+		out, err := cfn.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{
+			StackName: &s.StackName, ChangeSetName: &id,
+		})
 		if err != nil {
 			return false, fmt.Errorf("describe change set: %s", awsconfig.Explain(err))
 		}
@@ -492,7 +523,9 @@ func (d *Deployer) waitChangeSet(ctx context.Context, cfn *cloudformation.Client
 // stack as last described (nil when it is gone) and the failed events' reasons. Each poll reads
 // the events only; the stack is described when its own event says it finished (and every fifth
 // poll, in case that event was missed), so a deployment costs about one call per poll.
-func (d *Deployer) follow(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, since time.Time) (*cfntypes.Stack, []string, error) {
+func (d *Deployer) follow(
+	ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, since time.Time,
+) (*cfntypes.Stack, []string, error) {
 	seen := map[string]bool{}
 	var causes []string
 	poll := d.poller()
@@ -502,7 +535,9 @@ func (d *Deployer) follow(ctx context.Context, cfn *cloudformation.Client, s dep
 			return nil, causes, fmt.Errorf("read stack events: %s", awsconfig.Explain(err))
 		}
 		events := ev.StackEvents
-		sort.SliceStable(events, func(i, j int) bool { return aws.ToTime(events[i].Timestamp).Before(aws.ToTime(events[j].Timestamp)) })
+		sort.SliceStable(events, func(i, j int) bool {
+			return aws.ToTime(events[i].Timestamp).Before(aws.ToTime(events[j].Timestamp))
+		})
 		fresh, finished := false, false
 		for _, e := range events {
 			id := aws.ToString(e.EventId)
@@ -512,12 +547,16 @@ func (d *Deployer) follow(ctx context.Context, cfn *cloudformation.Client, s dep
 			seen[id], fresh = true, true
 			status, reason := string(e.ResourceStatus), aws.ToString(e.ResourceStatusReason)
 			if d.Events != nil {
-				d.Events(Event{Stack: s.ID, LogicalID: aws.ToString(e.LogicalResourceId), ResourceType: aws.ToString(e.ResourceType), Status: status, Reason: reason})
+				d.Events(Event{
+					Stack: s.ID, LogicalID: aws.ToString(e.LogicalResourceId), ResourceType: aws.ToString(e.ResourceType),
+					Status: status, Reason: reason,
+				})
 			}
 			if strings.HasSuffix(status, "_FAILED") && reason != "" && !strings.Contains(reason, "Resource creation cancelled") {
 				causes = append(causes, aws.ToString(e.LogicalResourceId)+": "+reason)
 			}
-			if aws.ToString(e.ResourceType) == "AWS::CloudFormation::Stack" && aws.ToString(e.LogicalResourceId) == s.StackName &&
+			if aws.ToString(e.ResourceType) == "AWS::CloudFormation::Stack" &&
+				aws.ToString(e.LogicalResourceId) == s.StackName &&
 				!strings.HasSuffix(status, "_IN_PROGRESS") {
 				finished = true
 			}
@@ -543,7 +582,9 @@ func (d *Deployer) follow(ctx context.Context, cfn *cloudformation.Client, s dep
 
 // describeIdle describes the stack, first waiting (up to BusyTimeout) while another operation
 // is updating it, rather than colliding with it.
-func (d *Deployer) describeIdle(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack) (*cfntypes.Stack, error) {
+func (d *Deployer) describeIdle(
+	ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack,
+) (*cfntypes.Stack, error) {
 	limit := d.BusyTimeout
 	if limit == 0 {
 		limit = 30 * time.Minute
@@ -561,8 +602,8 @@ func (d *Deployer) describeIdle(ctx context.Context, cfn *cloudformation.Client,
 			return st, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("stack %s is still %s after %s: another deployment is running; let it finish (or cancel it) and run again",
-				s.StackName, status, limit)
+			return nil, fmt.Errorf("stack %s is still %s after %s: another deployment is running; "+
+				"let it finish (or cancel it) and run again", s.StackName, status, limit)
 		}
 		if !announced && d.Events != nil {
 			d.Events(Event{Stack: s.ID, LogicalID: s.StackName, ResourceType: "AWS::CloudFormation::Stack", Status: status,
@@ -609,7 +650,9 @@ func (d *Deployer) poller() *cfnstatus.Poller {
 func counting(n *atomic.Int64) func(*middleware.Stack) error {
 	return func(st *middleware.Stack) error {
 		return st.Initialize.Add(middleware.InitializeMiddlewareFunc("cdkbotCountCalls",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			func(
+				ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler,
+			) (middleware.InitializeOutput, middleware.Metadata, error) {
 				n.Add(1)
 				return next.HandleInitialize(ctx, in)
 			}), middleware.After)

@@ -19,10 +19,18 @@ import (
 // ChangeSetAPI is what asking CloudFormation's verdict takes: a change set created, read and
 // deleted. Never executed: the interface has no way to.
 type ChangeSetAPI interface {
-	DescribeStacks(context.Context, *cloudformation.DescribeStacksInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeStacksOutput, error)
-	CreateChangeSet(context.Context, *cloudformation.CreateChangeSetInput, ...func(*cloudformation.Options)) (*cloudformation.CreateChangeSetOutput, error)
-	DescribeChangeSet(context.Context, *cloudformation.DescribeChangeSetInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeChangeSetOutput, error)
-	DeleteChangeSet(context.Context, *cloudformation.DeleteChangeSetInput, ...func(*cloudformation.Options)) (*cloudformation.DeleteChangeSetOutput, error)
+	DescribeStacks(
+		context.Context, *cloudformation.DescribeStacksInput, ...func(*cloudformation.Options),
+	) (*cloudformation.DescribeStacksOutput, error)
+	CreateChangeSet(
+		context.Context, *cloudformation.CreateChangeSetInput, ...func(*cloudformation.Options),
+	) (*cloudformation.CreateChangeSetOutput, error)
+	DescribeChangeSet(
+		context.Context, *cloudformation.DescribeChangeSetInput, ...func(*cloudformation.Options),
+	) (*cloudformation.DescribeChangeSetOutput, error)
+	DeleteChangeSet(
+		context.Context, *cloudformation.DeleteChangeSetInput, ...func(*cloudformation.Options),
+	) (*cloudformation.DeleteChangeSetOutput, error)
 }
 
 var _ ChangeSetAPI = (*cloudformation.Client)(nil)
@@ -42,7 +50,9 @@ func (r *Reader) Verdicts(ctx context.Context, s *assembly.Stack, body []byte, n
 		return nil, ErrTooLarge
 	}
 	env := r.env(s)
-	role := awsconfig.Role{ARN: assembly.ResolvePlaceholders(s.AssumeRoleARN, env), ExternalID: s.AssumeRoleExternalID, Region: env.Region}
+	role := awsconfig.Role{
+		ARN: assembly.ResolvePlaceholders(s.AssumeRoleARN, env), ExternalID: s.AssumeRoleExternalID, Region: env.Region,
+	}
 	cfg, err := r.session(ctx, role)
 	if err != nil {
 		return nil, err
@@ -50,15 +60,20 @@ func (r *Reader) Verdicts(ctx context.Context, s *assembly.Stack, body []byte, n
 	return verdicts(ctx, cloudformation.NewFromConfig(cfg), s, env, body, name, r.wait())
 }
 
-func verdicts(ctx context.Context, client ChangeSetAPI, s *assembly.Stack, env assembly.Environment, body []byte, name string, wait time.Duration) (map[string]string, error) {
+func verdicts(
+	ctx context.Context, client ChangeSetAPI, s *assembly.Stack, env assembly.Environment,
+	body []byte, name string, wait time.Duration,
+) (map[string]string, error) {
 	params, err := parameters(ctx, client, s, body)
 	if err != nil {
 		return nil, err
 	}
 	in := &cloudformation.CreateChangeSetInput{StackName: aws.String(s.StackName), ChangeSetName: aws.String(name),
 		ChangeSetType: cfntypes.ChangeSetTypeUpdate, TemplateBody: aws.String(string(body)), Parameters: params,
-		Description:  aws.String("cdkbot review: what CloudFormation would do; never executed, deleted after reading"),
-		Capabilities: []cfntypes.Capability{cfntypes.CapabilityCapabilityIam, cfntypes.CapabilityCapabilityNamedIam, cfntypes.CapabilityCapabilityAutoExpand}}
+		Description: aws.String("cdkbot review: what CloudFormation would do; never executed, deleted after reading"),
+		Capabilities: []cfntypes.Capability{
+			cfntypes.CapabilityCapabilityIam, cfntypes.CapabilityCapabilityNamedIam, cfntypes.CapabilityCapabilityAutoExpand,
+		}}
 	if s.CloudFormationExecutionRoleARN != "" {
 		in.RoleARN = aws.String(assembly.ResolvePlaceholders(s.CloudFormationExecutionRoleARN, env))
 	}
@@ -72,7 +87,9 @@ func verdicts(ctx context.Context, client ChangeSetAPI, s *assembly.Stack, env a
 		// beside the deploy's and could be executed by hand.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_, _ = client.DeleteChangeSet(dctx, &cloudformation.DeleteChangeSetInput{ChangeSetName: aws.String(id), StackName: aws.String(s.StackName)})
+		_, _ = client.DeleteChangeSet(dctx, &cloudformation.DeleteChangeSetInput{
+			ChangeSetName: aws.String(id), StackName: aws.String(s.StackName),
+		})
 	}()
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -80,7 +97,9 @@ func verdicts(ctx context.Context, client ChangeSetAPI, s *assembly.Stack, env a
 	var token *string
 	poll := cfnstatus.NewPoller(200*time.Millisecond, 5*time.Second)
 	for {
-		desc, err := client.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: aws.String(id), StackName: aws.String(s.StackName), NextToken: token})
+		desc, err := client.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{
+			ChangeSetName: aws.String(id), StackName: aws.String(s.StackName), NextToken: token,
+		})
 		if err != nil {
 			return nil, fmt.Errorf("describe change set: %s", awsconfig.Explain(err))
 		}
@@ -110,7 +129,9 @@ func verdicts(ctx context.Context, client ChangeSetAPI, s *assembly.Stack, env a
 
 // parameters are the head template's parameters: the stack's own from the manifest, and the
 // deployed values for the others the stack already has (as the CDK CLI deploys).
-func parameters(ctx context.Context, client ChangeSetAPI, s *assembly.Stack, body []byte) ([]cfntypes.Parameter, error) {
+func parameters(
+	ctx context.Context, client ChangeSetAPI, s *assembly.Stack, body []byte,
+) ([]cfntypes.Parameter, error) {
 	t, err := cfn.Parse(body)
 	if err != nil {
 		return nil, err
@@ -121,7 +142,9 @@ func parameters(ctx context.Context, client ChangeSetAPI, s *assembly.Stack, bod
 		return nil, nil
 	}
 	previous := map[string]bool{}
-	if desc, err := client.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(s.StackName)}); err == nil && len(desc.Stacks) > 0 {
+	if desc, err := client.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{
+		StackName: aws.String(s.StackName),
+	}); err == nil && len(desc.Stacks) > 0 {
 		for _, p := range desc.Stacks[0].Parameters {
 			previous[aws.ToString(p.ParameterKey)] = true
 		}

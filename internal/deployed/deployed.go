@@ -23,9 +23,15 @@ import (
 
 // CloudFormationAPI is what the reader asks CloudFormation: nothing that changes anything.
 type CloudFormationAPI interface {
-	DescribeStacks(context.Context, *cloudformation.DescribeStacksInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeStacksOutput, error)
-	GetTemplate(context.Context, *cloudformation.GetTemplateInput, ...func(*cloudformation.Options)) (*cloudformation.GetTemplateOutput, error)
-	DescribeStackResources(context.Context, *cloudformation.DescribeStackResourcesInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeStackResourcesOutput, error)
+	DescribeStacks(
+		context.Context, *cloudformation.DescribeStacksInput, ...func(*cloudformation.Options),
+	) (*cloudformation.DescribeStacksOutput, error)
+	GetTemplate(
+		context.Context, *cloudformation.GetTemplateInput, ...func(*cloudformation.Options),
+	) (*cloudformation.GetTemplateOutput, error)
+	DescribeStackResources(
+		context.Context, *cloudformation.DescribeStackResourcesInput, ...func(*cloudformation.Options),
+	) (*cloudformation.DescribeStackResourcesOutput, error)
 }
 
 var _ CloudFormationAPI = (*cloudformation.Client)(nil)
@@ -69,7 +75,8 @@ func (r *Reader) read(ctx context.Context, s *assembly.Stack) *stackstate.Stack 
 	role := lookupRole(s, env)
 	cfg, err := r.session(ctx, role)
 	if err != nil {
-		return &stackstate.Stack{Err: fmt.Sprintf("the lookup role cannot be assumed (%v): bootstrap the environment with a current `cdk bootstrap`, "+
+		return &stackstate.Stack{Err: fmt.Sprintf("the lookup role cannot be assumed (%v): "+
+			"bootstrap the environment with a current `cdk bootstrap`, "+
 			"or let the credentials assume %s", err, role.ARN)}
 	}
 	return readStack(ctx, cloudformation.NewFromConfig(cfg), s.StackName)
@@ -88,7 +95,9 @@ func readStack(ctx context.Context, client CloudFormationAPI, name string) *stac
 	if len(desc.Stacks) == 0 || desc.Stacks[0].StackStatus == cfntypes.StackStatusReviewInProgress {
 		return &stackstate.Stack{}
 	}
-	tpl, err := client.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: aws.String(name), TemplateStage: cfntypes.TemplateStageOriginal})
+	tpl, err := client.GetTemplate(ctx, &cloudformation.GetTemplateInput{
+		StackName: aws.String(name), TemplateStage: cfntypes.TemplateStageOriginal,
+	})
 	if err != nil {
 		return &stackstate.Stack{Err: "get template of " + name + ": " + awsconfig.Explain(err)}
 	}
@@ -107,11 +116,15 @@ func readStack(ctx context.Context, client CloudFormationAPI, name string) *stac
 const maxNesting = 8
 
 // readNested reads the templates the nested stacks of stack (a name or ARN) run.
-func readNested(ctx context.Context, client CloudFormationAPI, stack, prefix string, out map[string]*cfn.Object, depth int) error {
+func readNested(
+	ctx context.Context, client CloudFormationAPI, stack, prefix string, out map[string]*cfn.Object, depth int,
+) error {
 	if depth >= maxNesting {
 		return nil
 	}
-	res, err := client.DescribeStackResources(ctx, &cloudformation.DescribeStackResourcesInput{StackName: aws.String(stack)})
+	res, err := client.DescribeStackResources(ctx, &cloudformation.DescribeStackResourcesInput{
+		StackName: aws.String(stack),
+	})
 	if err != nil {
 		return fmt.Errorf("list the resources of %s: %s", stack, awsconfig.Explain(err))
 	}
@@ -120,7 +133,9 @@ func readNested(ctx context.Context, client CloudFormationAPI, stack, prefix str
 			continue
 		}
 		id := prefix + aws.ToString(r.LogicalResourceId)
-		tpl, err := client.GetTemplate(ctx, &cloudformation.GetTemplateInput{StackName: r.PhysicalResourceId, TemplateStage: cfntypes.TemplateStageOriginal})
+		tpl, err := client.GetTemplate(ctx, &cloudformation.GetTemplateInput{
+			StackName: r.PhysicalResourceId, TemplateStage: cfntypes.TemplateStageOriginal,
+		})
 		if err != nil {
 			return fmt.Errorf("get template of nested stack %s: %s", id, awsconfig.Explain(err))
 		}

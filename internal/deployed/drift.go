@@ -17,9 +17,15 @@ import (
 
 // DriftAPI is what drift detection takes.
 type DriftAPI interface {
-	DetectStackDrift(context.Context, *cloudformation.DetectStackDriftInput, ...func(*cloudformation.Options)) (*cloudformation.DetectStackDriftOutput, error)
-	DescribeStackDriftDetectionStatus(context.Context, *cloudformation.DescribeStackDriftDetectionStatusInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeStackDriftDetectionStatusOutput, error)
-	DescribeStackResourceDrifts(context.Context, *cloudformation.DescribeStackResourceDriftsInput, ...func(*cloudformation.Options)) (*cloudformation.DescribeStackResourceDriftsOutput, error)
+	DetectStackDrift(
+		context.Context, *cloudformation.DetectStackDriftInput, ...func(*cloudformation.Options),
+	) (*cloudformation.DetectStackDriftOutput, error)
+	DescribeStackDriftDetectionStatus(
+		context.Context, *cloudformation.DescribeStackDriftDetectionStatusInput, ...func(*cloudformation.Options),
+	) (*cloudformation.DescribeStackDriftDetectionStatusOutput, error)
+	DescribeStackResourceDrifts(
+		context.Context, *cloudformation.DescribeStackResourceDriftsInput, ...func(*cloudformation.Options),
+	) (*cloudformation.DescribeStackResourceDriftsOutput, error)
 }
 
 var _ DriftAPI = (*cloudformation.Client)(nil)
@@ -43,7 +49,9 @@ func drift(ctx context.Context, client DriftAPI, stack string, wait time.Duratio
 	defer cancel()
 	poll := cfnstatus.NewPoller(500*time.Millisecond, 10*time.Second)
 	for {
-		st, err := client.DescribeStackDriftDetectionStatus(ctx, &cloudformation.DescribeStackDriftDetectionStatusInput{StackDriftDetectionId: det.StackDriftDetectionId})
+		st, err := client.DescribeStackDriftDetectionStatus(ctx, &cloudformation.DescribeStackDriftDetectionStatusInput{
+			StackDriftDetectionId: det.StackDriftDetectionId,
+		})
 		if err != nil {
 			return nil, fmt.Errorf("drift detection status: %s", awsconfig.Explain(err))
 		}
@@ -65,18 +73,27 @@ func drift(ctx context.Context, client DriftAPI, stack string, wait time.Duratio
 		}
 	}
 	var out []stackstate.Drifted
-	in := &cloudformation.DescribeStackResourceDriftsInput{StackName: aws.String(stack),
-		StackResourceDriftStatusFilters: []cfntypes.StackResourceDriftStatus{cfntypes.StackResourceDriftStatusModified, cfntypes.StackResourceDriftStatusDeleted}}
+	in := &cloudformation.DescribeStackResourceDriftsInput{
+		StackName: aws.String(stack),
+		StackResourceDriftStatusFilters: []cfntypes.StackResourceDriftStatus{
+			cfntypes.StackResourceDriftStatusModified, cfntypes.StackResourceDriftStatusDeleted,
+		},
+	}
 	for {
 		page, err := client.DescribeStackResourceDrifts(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("resource drifts: %s", awsconfig.Explain(err))
 		}
 		for _, d := range page.StackResourceDrifts {
-			res := stackstate.Drifted{LogicalID: aws.ToString(d.LogicalResourceId), Type: aws.ToString(d.ResourceType), Status: string(d.StackResourceDriftStatus)}
+			res := stackstate.Drifted{
+				LogicalID: aws.ToString(d.LogicalResourceId), Type: aws.ToString(d.ResourceType),
+				Status: string(d.StackResourceDriftStatus),
+			}
 			for _, p := range d.PropertyDifferences {
-				res.Differences = append(res.Differences, stackstate.PropertyDifference{Path: aws.ToString(p.PropertyPath), Expected: aws.ToString(p.ExpectedValue),
-					Actual: aws.ToString(p.ActualValue), Kind: string(p.DifferenceType)})
+				res.Differences = append(res.Differences, stackstate.PropertyDifference{
+					Path: aws.ToString(p.PropertyPath), Expected: aws.ToString(p.ExpectedValue),
+					Actual: aws.ToString(p.ActualValue), Kind: string(p.DifferenceType),
+				})
 			}
 			out = append(out, res)
 		}

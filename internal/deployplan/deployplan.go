@@ -188,7 +188,8 @@ func selectStacks(a *assembly.Assembly, all map[string]*assembly.Stack, o Option
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("--stacks %q matches no stack (stacks: %s)", g, strings.Join(slices.Sorted(maps.Keys(all)), ", "))
+			return nil, fmt.Errorf("--stacks %q matches no stack (stacks: %s)",
+				g, strings.Join(slices.Sorted(maps.Keys(all)), ", "))
 		}
 	}
 	if len(o.Stacks) == 0 {
@@ -202,8 +203,9 @@ func selectStacks(a *assembly.Assembly, all map[string]*assembly.Stack, o Option
 		}
 		if len(set) == 0 && len(staged) > 0 {
 			sort.Strings(staged)
-			return nil, fmt.Errorf("the assembly has no top-level stack; its %d stack(s) are in Stages (%s): select them by path, "+
-				"e.g. --stacks '%s/*', or all with --stacks '**' (as `cdk deploy` does)", len(staged), strings.Join(staged, ", "), all[staged[0]].NestedPath)
+			return nil, fmt.Errorf("the assembly has no top-level stack; its %d stack(s) are in Stages (%s): "+
+				"select them by path, e.g. --stacks '%s/*', or all with --stacks '**' (as `cdk deploy` does)",
+				len(staged), strings.Join(staged, ", "), all[staged[0]].NestedPath)
 		}
 	}
 	if !o.NoDeps {
@@ -250,7 +252,9 @@ func stackDeps(s *assembly.Stack, all map[string]*assembly.Stack) []string {
 	return out
 }
 
-func plan(a *assembly.Assembly, s *assembly.Stack, all map[string]*assembly.Stack, inPlan map[string]bool, o Options) (Stack, error) {
+func plan(
+	a *assembly.Assembly, s *assembly.Stack, all map[string]*assembly.Stack, inPlan map[string]bool, o Options,
+) (Stack, error) {
 	env := s.Environment
 	if !env.AccountKnown() && o.DefaultAccount != "" {
 		env.Account = o.DefaultAccount
@@ -326,8 +330,9 @@ func template(a *assembly.Assembly, s *assembly.Stack, env assembly.Environment,
 		return t, nil
 	}
 	if o.ToolkitBucket == "" {
-		return Template{}, fmt.Errorf("stack %s: its template is %d bytes, over CloudFormation's %d-byte inline limit, and it was "+
-			"synthesized without a published template: give the toolkit (staging) bucket to upload it to", s.QualifiedID(), s.TemplateSize, MaxInlineTemplate)
+		return Template{}, fmt.Errorf("stack %s: its template is %d bytes, over CloudFormation's %d-byte inline limit, "+
+			"and it was synthesized without a published template: give the toolkit (staging) bucket to upload it to",
+			s.QualifiedID(), s.TemplateSize, MaxInlineTemplate)
 	}
 	b, err := a.ReadFile(s.TemplatePath)
 	if err != nil {
@@ -356,15 +361,17 @@ func mutatedTemplate(s *assembly.Stack, env assembly.Environment, o Options, bod
 		synthesized := assembly.ResolvePlaceholders(s.StackTemplateAssetObjectURL, env)
 		bucket, _, ok := strings.Cut(strings.TrimPrefix(synthesized, "s3://"), "/")
 		if !ok || !strings.HasPrefix(synthesized, "s3://") {
-			return Template{}, fmt.Errorf("stack %s: stackTemplateAssetObjectUrl %q is not an s3:// URL", s.QualifiedID(), synthesized)
+			return Template{}, fmt.Errorf("stack %s: stackTemplateAssetObjectUrl %q is not an s3:// URL",
+				s.QualifiedID(), synthesized)
 		}
 		t.UploadBucket, t.UploadKey = bucket, sum+".json"
 	case t.Size <= MaxInlineTemplate:
 		t.Inline = true
 		return t, nil
 	case o.ToolkitBucket == "":
-		return Template{}, fmt.Errorf("stack %s: its policy-mutated template is %d bytes, over CloudFormation's %d-byte inline limit: "+
-			"give the toolkit (staging) bucket to upload it to", s.QualifiedID(), t.Size, MaxInlineTemplate)
+		return Template{}, fmt.Errorf("stack %s: its policy-mutated template is %d bytes, "+
+			"over CloudFormation's %d-byte inline limit: give the toolkit (staging) bucket to upload it to",
+			s.QualifiedID(), t.Size, MaxInlineTemplate)
 	default:
 		t.UploadBucket, t.UploadKey = o.ToolkitBucket, "cdk/"+s.StackName+"/"+sum+".yml"
 	}
@@ -384,7 +391,8 @@ func httpsURL(s3url string, env assembly.Environment) (string, error) {
 		return "", fmt.Errorf("%q is not an s3://bucket/key URL", s3url)
 	}
 	if strings.Contains(s3url, "${") || !env.RegionKnown() {
-		return "", fmt.Errorf("%q needs the environment's account and region, which are unknown: give the stack an env or configure a default", s3url)
+		return "", fmt.Errorf("%q needs the environment's account and region, which are unknown: "+
+			"give the stack an env or configure a default", s3url)
 	}
 	suffix := "amazonaws.com"
 	if env.Partition() == "aws-cn" {

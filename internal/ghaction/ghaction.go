@@ -93,8 +93,11 @@ func (r *Runtime) PullRequest() (*pullrequest.Facts, bool) {
 	if !ok {
 		return nil, false
 	}
-	out := &pullrequest.Facts{Number: int(num(pr["number"])), Author: str(dig(pr, "user", "login")), HeadSHA: str(dig(pr, "head", "sha")),
-		BaseSHA: str(dig(pr, "base", "sha")), MergeCommitSHA: str(pr["merge_commit_sha"])}
+	out := &pullrequest.Facts{
+		Number: int(num(pr["number"])), Author: str(dig(pr, "user", "login")),
+		HeadSHA: str(dig(pr, "head", "sha")), BaseSHA: str(dig(pr, "base", "sha")),
+		MergeCommitSHA: str(pr["merge_commit_sha"]),
+	}
 	for _, l := range list(pr["labels"]) {
 		if m, ok := l.(map[string]any); ok {
 			out.Labels = append(out.Labels, str(m["name"]))
@@ -148,7 +151,9 @@ func (r *Runtime) WorkflowRun() (WorkflowRun, bool) {
 		HeadOwner: str(dig(wr, "head_repository", "owner", "login"))}
 	for _, p := range list(wr["pull_requests"]) {
 		if m, ok := p.(map[string]any); ok {
-			out.PullRequests = append(out.PullRequests, RunPullRequest{Number: int(num(m["number"])), HeadSHA: str(dig(m, "head", "sha"))})
+			out.PullRequests = append(out.PullRequests, RunPullRequest{
+				Number: int(num(m["number"])), HeadSHA: str(dig(m, "head", "sha")),
+			})
 		}
 	}
 	return out, true

@@ -43,7 +43,9 @@ type Annotation struct {
 // the rest 50 per update. It returns the check run's page.
 func (c *Client) CompleteCheckRun(ctx context.Context, run CheckRun) (string, error) {
 	first, rest := chunk(run.Annotations)
-	output := &github.CheckRunOutput{Title: &run.Title, Summary: github.String(cut(run.Summary, CheckTextLimit)), Annotations: annotations(first)}
+	output := &github.CheckRunOutput{
+		Title: &run.Title, Summary: github.String(cut(run.Summary, CheckTextLimit)), Annotations: annotations(first),
+	}
 	opts := github.CreateCheckRunOptions{Name: run.Name, HeadSHA: run.HeadSHA, Status: github.String("completed"),
 		Conclusion: &run.Conclusion, Output: output}
 	if run.DetailsURL != "" {
@@ -59,8 +61,9 @@ func (c *Client) CompleteCheckRun(ctx context.Context, run CheckRun) (string, er
 		if run.ExternalID == "" {
 			return nil, false, nil
 		}
-		list, _, err := c.gh.Checks.ListCheckRunsForRef(ctx, c.owner, c.repo, run.HeadSHA, &github.ListCheckRunsOptions{CheckName: &run.Name,
-			ListOptions: github.ListOptions{PerPage: 100}})
+		list, _, err := c.gh.Checks.ListCheckRunsForRef(ctx, c.owner, c.repo, run.HeadSHA, &github.ListCheckRunsOptions{
+			CheckName: &run.Name, ListOptions: github.ListOptions{PerPage: 100},
+		})
 		if err != nil {
 			return nil, false, err
 		}
@@ -72,7 +75,8 @@ func (c *Client) CompleteCheckRun(ctx context.Context, run CheckRun) (string, er
 		return nil, false, nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("create check run %q on %s: %w", run.Name, commitid.Short(run.HeadSHA, commitid.Unambiguous), err)
+		return "", fmt.Errorf("create check run %q on %s: %w",
+			run.Name, commitid.Short(run.HeadSHA, commitid.Unambiguous), err)
 	}
 	for len(rest) > 0 {
 		var next []Annotation
@@ -100,8 +104,11 @@ func annotations(in []Annotation) []*github.CheckRunAnnotation {
 		if end < a.StartLine {
 			end = a.StartLine
 		}
-		out = append(out, &github.CheckRunAnnotation{Path: github.String(a.Path), StartLine: github.Int(a.StartLine), EndLine: github.Int(end),
-			AnnotationLevel: github.String(a.Level), Title: github.String(cut(a.Title, 255)), Message: github.String(cut(a.Message, 64<<10-1))})
+		out = append(out, &github.CheckRunAnnotation{
+			Path: github.String(a.Path), StartLine: github.Int(a.StartLine), EndLine: github.Int(end),
+			AnnotationLevel: github.String(a.Level), Title: github.String(cut(a.Title, 255)),
+			Message: github.String(cut(a.Message, 64<<10-1)),
+		})
 	}
 	return out
 }

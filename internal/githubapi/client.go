@@ -61,7 +61,9 @@ func New(o Options) (*Client, error) {
 	if base == nil {
 		base = &http.Client{Timeout: 30 * time.Second}
 	}
-	r := &retrying{next: base.Transport, sleep: o.Sleep, attempts: o.MaxAttempts, maxWait: o.MaxWait, now: o.Now, token: o.Token}
+	r := &retrying{
+		next: base.Transport, sleep: o.Sleep, attempts: o.MaxAttempts, maxWait: o.MaxWait, now: o.Now, token: o.Token,
+	}
 	if r.next == nil {
 		r.next = http.DefaultTransport
 	}
@@ -176,7 +178,8 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 			if resp != nil {
 				resp.Body.Close()
 			}
-			return nil, fmt.Errorf("GitHub's rate limit for this token resets in %s, longer than cdkbot waits (%s); run again later", wait.Round(time.Second), t.maxWait)
+			return nil, fmt.Errorf("GitHub's rate limit for this token resets in %s, longer than cdkbot waits (%s); "+
+				"run again later", wait.Round(time.Second), t.maxWait)
 		}
 		if resp != nil {
 			io.Copy(io.Discard, resp.Body)
@@ -197,7 +200,8 @@ func (t *retrying) decide(resp *http.Response, body []byte, err error, attempt i
 		return backoff, neverSent(err) || safe
 	}
 	limited := resp.StatusCode == http.StatusTooManyRequests ||
-		resp.StatusCode == http.StatusForbidden && (resp.Header.Get("Retry-After") != "" || resp.Header.Get("X-RateLimit-Remaining") == "0" ||
+		resp.StatusCode == http.StatusForbidden && (resp.Header.Get("Retry-After") != "" ||
+			resp.Header.Get("X-RateLimit-Remaining") == "0" ||
 			bytes.Contains(bytes.ToLower(body), []byte("secondary rate limit")))
 	switch {
 	case limited:

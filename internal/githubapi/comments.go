@@ -29,7 +29,9 @@ type Result struct {
 // comments written by the token's own identity (anyone can paste a marker) for which ours is
 // true; it edits the newest in place (or leaves it when the body is the same), creates one when
 // none exists, and minimizes older duplicates.
-func (c *Client) UpsertComment(ctx context.Context, number int, body string, ours func(body string) bool) (Result, error) {
+func (c *Client) UpsertComment(
+	ctx context.Context, number int, body string, ours func(body string) bool,
+) (Result, error) {
 	mine, err := c.ownComments(ctx, number, ours)
 	if err != nil {
 		return Result{}, err
@@ -81,13 +83,16 @@ func (c *Client) createComment(ctx context.Context, number int, body string) (*g
 // Minimize hides a comment as outdated.
 func (c *Client) Minimize(ctx context.Context, nodeID string) error {
 	return c.graphql(ctx, "minimize comment "+nodeID,
-		"mutation($id: ID!) { minimizeComment(input: {subjectId: $id, classifier: OUTDATED}) { minimizedComment { isMinimized } } }",
+		"mutation($id: ID!) { minimizeComment(input: {subjectId: $id, classifier: OUTDATED}) "+
+			"{ minimizedComment { isMinimized } } }",
 		map[string]any{"id": nodeID}, nil)
 }
 
 // ownComments lists, oldest first across all pages, the comments of issue or pull request
 // number written by the token's own identity that ours accepts.
-func (c *Client) ownComments(ctx context.Context, number int, ours func(body string) bool) ([]*github.IssueComment, error) {
+func (c *Client) ownComments(
+	ctx context.Context, number int, ours func(body string) bool,
+) ([]*github.IssueComment, error) {
 	all, err := listAll(func(page int) ([]*github.IssueComment, *github.Response, error) {
 		return c.gh.Issues.ListComments(ctx, c.owner, c.repo, number, &github.IssueListCommentsOptions{
 			ListOptions: github.ListOptions{PerPage: 100, Page: page}})

@@ -12,12 +12,15 @@ import (
 // an existing deployment of ref to environment with the same description is taken as this one.
 func (c *Client) CreateDeployment(ctx context.Context, ref, environment, description string) (int64, error) {
 	d, err := createOnce(ctx, func() (*github.Deployment, error) {
-		d, _, err := c.gh.Repositories.CreateDeployment(ctx, c.owner, c.repo, &github.DeploymentRequest{Ref: &ref, Environment: &environment,
-			Description: &description, AutoMerge: github.Bool(false), RequiredContexts: &[]string{}})
+		d, _, err := c.gh.Repositories.CreateDeployment(ctx, c.owner, c.repo, &github.DeploymentRequest{
+			Ref: &ref, Environment: &environment, Description: &description,
+			AutoMerge: github.Bool(false), RequiredContexts: &[]string{},
+		})
 		return d, err
 	}, func() (*github.Deployment, bool, error) {
-		list, _, err := c.gh.Repositories.ListDeployments(ctx, c.owner, c.repo, &github.DeploymentsListOptions{Ref: ref, Environment: environment,
-			ListOptions: github.ListOptions{PerPage: 100}})
+		list, _, err := c.gh.Repositories.ListDeployments(ctx, c.owner, c.repo, &github.DeploymentsListOptions{
+			Ref: ref, Environment: environment, ListOptions: github.ListOptions{PerPage: 100},
+		})
 		if err != nil {
 			return nil, false, err
 		}
@@ -37,8 +40,9 @@ func (c *Client) CreateDeployment(ctx context.Context, ref, environment, descrip
 // SetDeploymentStatus moves a deployment to state (in_progress, success, failure, error). A
 // status sent twice is harmless, so a lost answer is not looked into.
 func (c *Client) SetDeploymentStatus(ctx context.Context, id int64, state, logURL, description string) error {
-	_, _, err := c.gh.Repositories.CreateDeploymentStatus(ctx, c.owner, c.repo, id, &github.DeploymentStatusRequest{State: &state,
-		LogURL: &logURL, Description: &description})
+	_, _, err := c.gh.Repositories.CreateDeploymentStatus(ctx, c.owner, c.repo, id, &github.DeploymentStatusRequest{
+		State: &state, LogURL: &logURL, Description: &description,
+	})
 	if err != nil {
 		return fmt.Errorf("set deployment %d to %s: %w", id, state, err)
 	}

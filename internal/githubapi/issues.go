@@ -11,8 +11,9 @@ import (
 // it comments on the open one the token opened, or opens it.
 func (c *Client) ReportIssue(ctx context.Context, label, title, body string) (Result, error) {
 	find := func() (*github.Issue, error) {
-		open, _, err := c.gh.Issues.ListByRepo(ctx, c.owner, c.repo, &github.IssueListByRepoOptions{State: "open", Labels: []string{label},
-			ListOptions: github.ListOptions{PerPage: 100}})
+		open, _, err := c.gh.Issues.ListByRepo(ctx, c.owner, c.repo, &github.IssueListByRepoOptions{
+			State: "open", Labels: []string{label}, ListOptions: github.ListOptions{PerPage: 100},
+		})
 		if err != nil {
 			return nil, fmt.Errorf("list open %s issues: %w", label, err)
 		}
@@ -38,7 +39,9 @@ func (c *Client) ReportIssue(ctx context.Context, label, title, body string) (Re
 		return Result{Action: Updated, ID: int64(is.GetNumber()), URL: cm.GetHTMLURL()}, nil
 	}
 	is, err = createOnce(ctx, func() (*github.Issue, error) {
-		is, _, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &github.IssueRequest{Title: &title, Body: &body, Labels: &[]string{label}})
+		is, _, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &github.IssueRequest{
+			Title: &title, Body: &body, Labels: &[]string{label},
+		})
 		return is, err
 	}, func() (*github.Issue, bool, error) {
 		is, err := find()

@@ -24,9 +24,14 @@ func (c *Client) PullRequest(ctx context.Context, number int) (*PullRequest, err
 	if err != nil {
 		return nil, fmt.Errorf("read pull request #%d: %w", number, err)
 	}
-	out := &PullRequest{Facts: pullrequest.Facts{Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(),
-		BaseSHA: pr.GetBase().GetSHA(), MergeCommitSHA: pr.GetMergeCommitSHA(), Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()},
-		BaseRef: pr.GetBase().GetRef(), Mergeable: pr.Mergeable}
+	out := &PullRequest{
+		Facts: pullrequest.Facts{
+			Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(),
+			HeadSHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(), MergeCommitSHA: pr.GetMergeCommitSHA(),
+			Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName(),
+		},
+		BaseRef: pr.GetBase().GetRef(), Mergeable: pr.Mergeable,
+	}
 	for _, l := range pr.Labels {
 		out.Labels = append(out.Labels, l.GetName())
 	}
@@ -36,15 +41,22 @@ func (c *Client) PullRequest(ctx context.Context, number int) (*PullRequest, err
 // OpenPullRequestsFor lists the open pull requests whose head is branch of owner's repository
 // (a fork's pull request, which a workflow_run event does not name).
 func (c *Client) OpenPullRequestsFor(ctx context.Context, owner, branch string) ([]PullRequest, error) {
-	prs, _, err := c.gh.PullRequests.List(ctx, c.owner, c.repo, &github.PullRequestListOptions{State: "open", Head: owner + ":" + branch,
-		ListOptions: github.ListOptions{PerPage: 100}})
+	prs, _, err := c.gh.PullRequests.List(ctx, c.owner, c.repo, &github.PullRequestListOptions{
+		State: "open", Head: owner + ":" + branch, ListOptions: github.ListOptions{PerPage: 100},
+	})
 	if err != nil {
 		return nil, fmt.Errorf("find the pull request of %s:%s: %w", owner, branch, err)
 	}
 	var out []PullRequest
 	for _, pr := range prs {
-		out = append(out, PullRequest{Facts: pullrequest.Facts{Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(),
-			BaseSHA: pr.GetBase().GetSHA(), Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()}, BaseRef: pr.GetBase().GetRef()})
+		out = append(out, PullRequest{
+			Facts: pullrequest.Facts{
+				Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(),
+				HeadSHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(),
+				Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName(),
+			},
+			BaseRef: pr.GetBase().GetRef(),
+		})
 	}
 	return out, nil
 }
@@ -122,7 +134,8 @@ func (c *Client) MergedPullRequests(ctx context.Context, base string, shas []str
 	seen := map[int]bool{}
 	var out []MergedPullRequest
 	for _, sha := range shas {
-		prs, _, err := c.gh.PullRequests.ListPullRequestsWithCommit(ctx, c.owner, c.repo, sha, &github.ListOptions{PerPage: 100})
+		prs, _, err := c.gh.PullRequests.ListPullRequestsWithCommit(ctx, c.owner, c.repo, sha,
+			&github.ListOptions{PerPage: 100})
 		if err != nil {
 			return out, fmt.Errorf("find the pull request of commit %s: %w", sha, err)
 		}
@@ -131,8 +144,13 @@ func (c *Client) MergedPullRequests(ctx context.Context, base string, shas []str
 				continue
 			}
 			seen[pr.GetNumber()] = true
-			m := MergedPullRequest{Facts: pullrequest.Facts{Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(),
-				MergeCommitSHA: pr.GetMergeCommitSHA()}, Title: pr.GetTitle(), BaseRef: pr.GetBase().GetRef()}
+			m := MergedPullRequest{
+				Facts: pullrequest.Facts{
+					Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(),
+					HeadSHA: pr.GetHead().GetSHA(), MergeCommitSHA: pr.GetMergeCommitSHA(),
+				},
+				Title: pr.GetTitle(), BaseRef: pr.GetBase().GetRef(),
+			}
 			for _, l := range pr.Labels {
 				m.Labels = append(m.Labels, l.GetName())
 			}

@@ -98,7 +98,8 @@ func (r *Repo) Parents(rev string) (string, []string, error) {
 
 // DefaultBranch names the remote's default branch (origin/HEAD), else main or master.
 func (r *Repo) DefaultBranch() string {
-	if ref, err := r.repo.Reference(plumbing.NewRemoteHEADReferenceName("origin"), false); err == nil && ref.Type() == plumbing.SymbolicReference {
+	if ref, err := r.repo.Reference(plumbing.NewRemoteHEADReferenceName("origin"), false); err == nil &&
+		ref.Type() == plumbing.SymbolicReference {
 		return strings.TrimPrefix(ref.Target().String(), "refs/remotes/")
 	}
 	for _, b := range []string{"origin/main", "origin/master", "main", "master"} {

@@ -90,11 +90,13 @@ func Install(dir string, opts InstallOptions) (string, error) {
 	b.WriteString("# Bypass once with: git push --no-verify\n")
 	b.WriteString("input=$(cat)\n")
 	b.WriteString(`hooks=$(dirname "$0")` + "\n")
-	b.WriteString(`if [ -x "$hooks/` + chained + `" ]; then printf '%s\n' "$input" | "$hooks/` + chained + `" "$@" || exit $?; fi` + "\n")
+	b.WriteString(`if [ -x "$hooks/` + chained + `" ]; then ` +
+		`printf '%s\n' "$input" | "$hooks/` + chained + `" "$@" || exit $?; fi` + "\n")
 	// A cdkbot no longer installed must not block every push: say so and let the push through
 	// (the review happens again in the pull request).
 	b.WriteString("if ! command -v " + shellQuote(opts.Command) + " >/dev/null 2>&1; then\n" +
-		"  echo \"cdkbot: \"" + shellQuote(opts.Command) + "\" not found, so this push was not reviewed; install it, or remove the hook with 'cdkbot hook uninstall'\" >&2\n" +
+		"  echo \"cdkbot: \"" + shellQuote(opts.Command) + "\" not found, so this push was not reviewed; " +
+		"install it, or remove the hook with 'cdkbot hook uninstall'\" >&2\n" +
 		"  exit 0\nfi\n")
 	b.WriteString("printf '%s\\n' \"$input\" | " + shellQuote(opts.Command) + " hook run")
 	for _, a := range opts.Args {
@@ -158,7 +160,8 @@ func ParseUpdates(r io.Reader) ([]Update, error) {
 		}
 		f := strings.Fields(line)
 		if len(f) != 4 {
-			return nil, fmt.Errorf("pre-push input line %d: want \"<local ref> <local sha> <remote ref> <remote sha>\", got %q", n, line)
+			return nil, fmt.Errorf("pre-push input line %d: "+
+				"want \"<local ref> <local sha> <remote ref> <remote sha>\", got %q", n, line)
 		}
 		out = append(out, Update{f[0], f[1], f[2], f[3]})
 	}

@@ -24,7 +24,8 @@ func LoadAssembly(dir string) (*assembly.Assembly, error) {
 		return nil, failure.Usagef("%s: %v", dir, err)
 	}
 	if !info.IsDir() {
-		return nil, failure.Usagef("%s is a file; name the cloud assembly directory (usually cdk.out) that holds manifest.json", dir)
+		return nil, failure.Usagef(
+			"%s is a file; name the cloud assembly directory (usually cdk.out) that holds manifest.json", dir)
 	}
 	return assembly.Load(os.DirFS(dir), dir)
 }

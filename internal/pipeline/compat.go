@@ -140,5 +140,7 @@ func CompatAssembly(o CompatAssemblyOptions) (render.CompatChecks, error) {
 			return nil, err
 		}
 	}
-	return compat.CheckAssemblies(compat.AssemblyInput{Base: base, Head: head, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor}), nil
+	return compat.CheckAssemblies(compat.AssemblyInput{
+		Base: base, Head: head, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor,
+	}), nil
 }

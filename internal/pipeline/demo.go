@@ -64,7 +64,8 @@ func buildDemoRepo(dir string, files fs.FS) error {
 		if err := os.CopyFS(filepath.Join(dir, "cdk.out"), variant); err != nil {
 			return err
 		}
-		sig := object.Signature{Name: "Demo Developer", Email: "dev@example.com", When: when.Add(time.Duration(i) * time.Hour)}
+		sig := object.Signature{Name: "Demo Developer", Email: "dev@example.com",
+			When: when.Add(time.Duration(i) * time.Hour)}
 		if _, err := repo.CommitAll(step.message, sig); err != nil {
 			return err
 		}

@@ -108,8 +108,9 @@ func Deploy(ctx context.Context, a *assembly.Assembly, o DeployOptions) (*deploy
 			return nil, failure.OperationErr(err)
 		}
 	}
-	pp, err := publishplan.Build(a, publishplan.Options{DefaultAccount: opts.DefaultAccount, DefaultRegion: opts.DefaultRegion,
-		ToolkitBucket: opts.ToolkitBucket})
+	pp, err := publishplan.Build(a, publishplan.Options{
+		DefaultAccount: opts.DefaultAccount, DefaultRegion: opts.DefaultRegion, ToolkitBucket: opts.ToolkitBucket,
+	})
 	if err != nil {
 		return nil, failure.InputErr(err)
 	}
@@ -171,10 +172,14 @@ type stackAssets struct {
 	log  func(stack, line string)
 }
 
-func newStackAssets(plan *deployplan.Plan, pp *publishplan.Plan, sessions *awsconfig.Sessions, o DeployOptions) (*stackAssets, error) {
-	sa := &stackAssets{plan: AssetsOf(plan, pp), opts: publish.Options{Root: o.Dir,
-		Files: publish.S3Stores(sessions), Images: publish.ECRStores(sessions), Docker: publish.DockerCLI{Output: o.BuildOutput},
-		AllowExecutables: o.AllowExecutables}}
+func newStackAssets(
+	plan *deployplan.Plan, pp *publishplan.Plan, sessions *awsconfig.Sessions, o DeployOptions,
+) (*stackAssets, error) {
+	sa := &stackAssets{plan: AssetsOf(plan, pp), opts: publish.Options{
+		Root: o.Dir, AllowExecutables: o.AllowExecutables,
+		Files: publish.S3Stores(sessions), Images: publish.ECRStores(sessions),
+		Docker: publish.DockerCLI{Output: o.BuildOutput},
+	}}
 	if err := publish.Check(sa.plan, sa.opts); err != nil {
 		return nil, failure.InputErr(fmt.Errorf("nothing deployed: %w", err))
 	}
@@ -230,8 +235,12 @@ func refuseBroadening(s deployplan.Stack, deployed, proposed []byte) error {
 	for _, c := range []struct {
 		n    int
 		noun string
-	}{{len(sec.StatementsAdded), "IAM statement"}, {len(sec.ManagedPoliciesAdded), "managed policy attachment"},
-		{len(sec.RulesAdded), "security-group rule"}, {len(sec.SSOPermissionSetsAdded) + len(sec.SSOAssignmentsAdded), "SSO grant"}} {
+	}{
+		{len(sec.StatementsAdded), "IAM statement"},
+		{len(sec.ManagedPoliciesAdded), "managed policy attachment"},
+		{len(sec.RulesAdded), "security-group rule"},
+		{len(sec.SSOPermissionSetsAdded) + len(sec.SSOAssignmentsAdded), "SSO grant"},
+	} {
 		if c.n > 0 {
 			what = append(what, fmt.Sprintf("%d %s(s)", c.n, c.noun))
 		}
@@ -319,7 +328,8 @@ func Plan(a *assembly.Assembly, o PlanOptions) (*deployplan.Plan, *publishplan.P
 	if region == "" {
 		region = "CURRENT_REGION"
 	}
-	pp, err := publishplan.Build(a, publishplan.Options{DefaultAccount: account, DefaultRegion: region, ToolkitBucket: "TOOLKIT_BUCKET"})
+	pp, err := publishplan.Build(a,
+		publishplan.Options{DefaultAccount: account, DefaultRegion: region, ToolkitBucket: "TOOLKIT_BUCKET"})
 	if err != nil {
 		return nil, nil, failure.InputErr(err)
 	}

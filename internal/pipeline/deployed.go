@@ -32,7 +32,10 @@ const (
 
 // readDeployed reads what the selected head stacks run, through each stack's lookup role. It
 // returns nil (and no error) when the mode is off, or auto without credentials configured.
-func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, keep func(*assembly.Stack) bool, log func(string, ...any)) (*deployed.Reader, map[string]*stackstate.Stack, error) {
+func readDeployed(
+	ctx context.Context, mode string, head *assembly.Assembly,
+	keep func(*assembly.Stack) bool, log func(string, ...any),
+) (*deployed.Reader, map[string]*stackstate.Stack, error) {
 	switch mode {
 	case DeployedOff:
 		return nil, nil, nil
@@ -42,7 +45,8 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 		}
 	case DeployedRequired:
 	default:
-		return nil, nil, failure.Usagef("--deployed %q: use auto (when AWS credentials are configured), off or required", mode)
+		return nil, nil, failure.Usagef(
+			"--deployed %q: use auto (when AWS credentials are configured), off or required", mode)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -68,7 +72,10 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 		}
 	}
 	log("cdkbot: reading what %d stack(s) run, as %s", len(stacks), id.ARN)
-	r := &deployed.Reader{Sessions: awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-review"}), Account: id.Account, Region: cfg.Region}
+	r := &deployed.Reader{
+		Sessions: awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-review"}),
+		Account:  id.Account, Region: cfg.Region,
+	}
 	out := r.Read(ctx, stacks)
 	var unread []string
 	for stackID, st := range out {
@@ -78,7 +85,8 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 	}
 	if mode == DeployedRequired && len(unread) > 0 {
 		slices.Sort(unread)
-		return nil, nil, failure.OperationErr(fmt.Errorf("--deployed required, and what runs could not be read for %s", strings.Join(unread, "; ")))
+		return nil, nil, failure.OperationErr(fmt.Errorf("--deployed required, and what runs could not be read for %s",
+			strings.Join(unread, "; ")))
 	}
 	return r, out, nil
 }
@@ -89,8 +97,10 @@ func readDeployed(ctx context.Context, mode string, head *assembly.Assembly, kee
 // stack CloudFormation cannot be asked about (the role may not create change sets, a template
 // too large to pass inline, detection too slow) keeps the specification's verdicts, with a note
 // saying so.
-func askCloudFormation(ctx context.Context, r *deployed.Reader, rep *review.Report, head *assembly.Assembly,
-	running map[string]*stackstate.Stack, headSHA string, log func(string, ...any)) (map[string]map[string]string, map[string][]stackstate.Drifted, []string) {
+func askCloudFormation(
+	ctx context.Context, r *deployed.Reader, rep *review.Report, head *assembly.Assembly,
+	running map[string]*stackstate.Stack, headSHA string, log func(string, ...any),
+) (map[string]map[string]string, map[string][]stackstate.Drifted, []string) {
 	byID := map[string]*assembly.Stack{}
 	for _, s := range head.AllStacks() {
 		byID[s.QualifiedID()] = s
@@ -117,7 +127,8 @@ func askCloudFormation(ctx context.Context, r *deployed.Reader, rep *review.Repo
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				notes = append(notes, fmt.Sprintf("CloudFormation could not be asked what deploying %s does (%v); its replacements are the resource specification's.", sd.ID, err))
+				notes = append(notes, fmt.Sprintf("CloudFormation could not be asked what deploying %s does (%v); "+
+					"its replacements are the resource specification's.", sd.ID, err))
 				return nil
 			}
 			verdicts[sd.ID] = v

@@ -59,7 +59,8 @@ func Diff(oldPath, newPath string, stacks []string) (*render.DiffReport, error) 
 		name := strings.TrimSuffix(filepath.Base(newPath), filepath.Ext(newPath))
 		report.Stacks = []*cfndiff.StackDiff{cfndiff.DiffTemplates(name, oldT, newT, cfndiff.Options{})}
 	default:
-		return nil, failure.Usagef("OLD and NEW must both be template files or both be cloud assembly directories (got %s and %s)", oldPath, newPath)
+		return nil, failure.Usagef("OLD and NEW must both be template files or both be cloud assembly directories "+
+			"(got %s and %s)", oldPath, newPath)
 	}
 	return &report, nil
 }
@@ -79,7 +80,8 @@ func isDir(p string) (bool, error) {
 func readTemplate(p string) (*cfn.Object, error) {
 	// A FIFO or a device would hang the read or never end: only regular files, bounded.
 	if info, err := os.Stat(p); err == nil && (!info.Mode().IsRegular() || info.Size() > assembly.MaxFileSize) {
-		return nil, failure.Usagef("%s: not a regular file of at most %d bytes (%s, %d bytes)", p, int64(assembly.MaxFileSize), info.Mode().Type(), info.Size())
+		return nil, failure.Usagef("%s: not a regular file of at most %d bytes (%s, %d bytes)",
+			p, int64(assembly.MaxFileSize), info.Mode().Type(), info.Size())
 	}
 	raw, err := os.ReadFile(p)
 	if err != nil {

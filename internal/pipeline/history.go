@@ -39,7 +39,8 @@ func (h *History) Parents(rev string) (string, []string, error) { return h.repo.
 func (h *History) MergeBase(a, b string) (string, error) {
 	mb, err := h.repo.MergeBase(a, b)
 	if err != nil && h.repo.Shallow() {
-		fmt.Fprintf(h.log, "cdkbot: the merge base of %s and %s is not in this shallow clone; fetching history\n", commitid.Short(a, commitid.GitHub), commitid.Short(b, commitid.GitHub))
+		fmt.Fprintf(h.log, "cdkbot: the merge base of %s and %s is not in this shallow clone; fetching history\n",
+			commitid.Short(a, commitid.GitHub), commitid.Short(b, commitid.GitHub))
 		if derr := h.repo.Deepen(); derr != nil {
 			return "", derr
 		}
@@ -94,5 +95,6 @@ func (h *History) PushBase(r PushedRef) (string, error) {
 
 // DescribePush names what the hook reviews for a ref: "refs/heads/x (base..head)".
 func DescribePush(r PushedRef, base string) string {
-	return fmt.Sprintf("%s (%s..%s)", r.LocalRef, commitid.Short(base, commitid.Unambiguous), commitid.Short(r.LocalSHA, commitid.Unambiguous))
+	return fmt.Sprintf("%s (%s..%s)", r.LocalRef,
+		commitid.Short(base, commitid.Unambiguous), commitid.Short(r.LocalSHA, commitid.Unambiguous))
 }

@@ -81,10 +81,12 @@ func Publish(ctx context.Context, o PublishOptions) (*publishplan.Summary, error
 		progress = view.Event
 	}
 	sessions := awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-publish"})
-	s, err := publish.Run(ctx, plan, publish.Options{Root: o.Dir, Concurrency: o.Concurrency, DryRun: o.DryRun,
-		Progress: progress,
-		Files:    publish.S3Stores(sessions), Images: publish.ECRStores(sessions), Docker: publish.DockerCLI{Output: o.BuildOutput},
-		DockerConcurrency: o.BuildConcurrency, AllowExecutables: o.AllowExecutables})
+	s, err := publish.Run(ctx, plan, publish.Options{
+		Root: o.Dir, Concurrency: o.Concurrency, DryRun: o.DryRun, Progress: progress,
+		Files: publish.S3Stores(sessions), Images: publish.ECRStores(sessions),
+		Docker: publish.DockerCLI{Output: o.BuildOutput}, DockerConcurrency: o.BuildConcurrency,
+		AllowExecutables: o.AllowExecutables,
+	})
 	if view != nil {
 		view.Stop(s)
 	}
@@ -135,10 +137,11 @@ func toolkitBucket(ctx context.Context, cfg aws.Config, bucket, stack string) (s
 	if stack == "" {
 		stack = DefaultToolkitStack
 	}
-	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: &stack})
+	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx,
+		&cloudformation.DescribeStacksInput{StackName: &stack})
 	if err != nil {
-		return "", fmt.Errorf("read the staging bucket of legacy assets from stack %s: %s (bootstrap the environment, or pass --toolkit-bucket)",
-			stack, awsconfig.Explain(err))
+		return "", fmt.Errorf("read the staging bucket of legacy assets from stack %s: %s "+
+			"(bootstrap the environment, or pass --toolkit-bucket)", stack, awsconfig.Explain(err))
 	}
 	for _, s := range out.Stacks {
 		for _, o := range s.Outputs {

@@ -67,16 +67,19 @@ type ReviewOptions struct {
 func Review(ctx context.Context, opts ReviewOptions) (rep *review.Report, cleanup func(), err error) {
 	cleanup = func() {}
 	// --repo alone reviews HEAD against its merge base with the default branch.
-	gitMode := opts.Base != "" || opts.Head != "" || (opts.Repo != "" && opts.HeadAssembly == "" && opts.BaseAssembly == "")
+	gitMode := opts.Base != "" || opts.Head != "" ||
+		(opts.Repo != "" && opts.HeadAssembly == "" && opts.BaseAssembly == "")
 	switch {
 	case gitMode && opts.HeadAssembly != "":
-		return nil, cleanup, failure.Usagef("give either git revisions (--base/--head) or assembly directories (--base-assembly/--head-assembly), not both")
+		return nil, cleanup, failure.Usagef("give either git revisions (--base/--head) or assembly directories " +
+			"(--base-assembly/--head-assembly), not both")
 	case gitMode:
 		if cleanup, err = materializeRevisions(ctx, &opts); err != nil {
 			return nil, cleanup, err
 		}
 	case opts.HeadAssembly == "":
-		return nil, cleanup, failure.Usagef("name the change: --head-assembly DIR, or --repo DIR with --base REF and --head REF")
+		return nil, cleanup, failure.Usagef("name the change: --head-assembly DIR, " +
+			"or --repo DIR with --base REF and --head REF")
 	}
 	if err := review.ValidateGates(opts.FailOn); err != nil {
 		return nil, cleanup, failure.Usagef("--fail-on: %v", err)
@@ -95,7 +98,8 @@ func Review(ctx context.Context, opts ReviewOptions) (rep *review.Report, cleanu
 	switch opts.BaseFailure {
 	case "", "fail", "first-deployment":
 	default:
-		return nil, cleanup, failure.Usagef("--base-failure %q: use fail (block the review) or first-deployment (review against nothing)", opts.BaseFailure)
+		return nil, cleanup, failure.Usagef("--base-failure %q: use fail (block the review) "+
+			"or first-deployment (review against nothing)", opts.BaseFailure)
 	}
 	head, err := LoadAssembly(opts.HeadAssembly)
 	if err != nil {
@@ -126,10 +130,14 @@ func Review(ctx context.Context, opts ReviewOptions) (rep *review.Report, cleanu
 	if err != nil {
 		return nil, cleanup, err
 	}
-	in := review.Input{Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor, Deployed: running,
-		FailOn: opts.FailOn, OverrideLabel: opts.OverrideLabel, Approvals: approvalsOf(opts), Key: opts.Key, HeadSHA: opts.HeadSHA,
-		BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA, Notes: opts.Notes, BaseUnavailable: opts.BaseUnavailable, SecurityMinimum: opts.SecuritySeverity,
-		Keep: StackFilter(opts.Stacks)}
+	in := review.Input{
+		Base: base, Head: head, Policy: policy, Repo: facts, ToolSchemaMax: assembly.Schema().MaxMajor,
+		Deployed: running, Keep: StackFilter(opts.Stacks),
+		FailOn: opts.FailOn, SecurityMinimum: opts.SecuritySeverity,
+		OverrideLabel: opts.OverrideLabel, Approvals: approvalsOf(opts),
+		Key: opts.Key, HeadSHA: opts.HeadSHA, BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA,
+		Notes: opts.Notes, BaseUnavailable: opts.BaseUnavailable,
+	}
 	rep, err = review.Run(in)
 	if err == nil && reader != nil {
 		// CloudFormation's own verdicts on the stacks the change touches, then the review again
@@ -245,11 +253,13 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 		case !errors.Is(err, gitrepo.ErrNoSuchPath):
 			return cleanup, failure.OperationErr(fmt.Errorf("read %s at %s: %w", opts.AssemblyDir, side.rev, err))
 		case opts.NoSynth:
-			return cleanup, failure.Usagef("revision %s (%s) has no %s, and synthesizing pull request code is not allowed here", side.rev, commitid.Short(sha, commitid.Unambiguous), opts.AssemblyDir)
+			return cleanup, failure.Usagef("revision %s (%s) has no %s, and synthesizing pull request code is not allowed here",
+				side.rev, commitid.Short(sha, commitid.Unambiguous), opts.AssemblyDir)
 		}
 		job, err := prepareSynth(repo, sha, dir, tmp, side.name, *opts)
 		if err != nil {
-			return cleanup, failure.Usagef("revision %s (%s) has no %s and cannot be synthesized: %v", side.rev, commitid.Short(sha, commitid.Unambiguous), opts.AssemblyDir, err)
+			return cleanup, failure.Usagef("revision %s (%s) has no %s and cannot be synthesized: %v",
+				side.rev, commitid.Short(sha, commitid.Unambiguous), opts.AssemblyDir, err)
 		}
 		job.rev, job.dst = side.rev, side.dst
 		if job.cached != "" {
@@ -266,7 +276,8 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 			continue
 		}
 		if err := job.checkout(repo); err != nil {
-			return cleanup, failure.Usagef("revision %s (%s) cannot be checked out to synthesize: %v", side.rev, commitid.Short(sha, commitid.Unambiguous), err)
+			return cleanup, failure.Usagef("revision %s (%s) cannot be checked out to synthesize: %v",
+				side.rev, commitid.Short(sha, commitid.Unambiguous), err)
 		}
 		jobs = append(jobs, job)
 	}
@@ -292,18 +303,23 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 		case job.name == "base" && opts.BaseFailure == "first-deployment":
 			// Opted in: reviewed as if nothing were deployed; the review says so.
 			*job.dst = ""
-			opts.Notes = append(opts.Notes, fmt.Sprintf("The base (%s) failed to synthesize, so this review compares against an empty assembly: "+
-				"every resource shows as created (base-failure: first-deployment). %v", commitid.Short(job.sha, commitid.Unambiguous), firstLine(err)))
+			opts.Notes = append(opts.Notes, fmt.Sprintf("The base (%s) failed to synthesize, "+
+				"so this review compares against an empty assembly: "+
+				"every resource shows as created (base-failure: first-deployment). %v",
+				commitid.Short(job.sha, commitid.Unambiguous), firstLine(err)))
 		case job.name == "base":
 			// Fail closed: without the base nobody can tell what the change destroys. The review
 			// still shows the head, and blocks.
 			*job.dst = ""
-			opts.BaseUnavailable = fmt.Sprintf("the base %s failed to synthesize: %s", commitid.Short(job.sha, commitid.Unambiguous), firstLine(err))
+			opts.BaseUnavailable = fmt.Sprintf("the base %s failed to synthesize: %s",
+				commitid.Short(job.sha, commitid.Unambiguous), firstLine(err))
 		case errors.As(err, new(*synth.Error)):
-			return cleanup, failure.OperationErr(fmt.Errorf("the head (%s) failed to synthesize: %w", commitid.Short(job.sha, commitid.Unambiguous), err))
+			return cleanup, failure.OperationErr(fmt.Errorf("the head (%s) failed to synthesize: %w",
+				commitid.Short(job.sha, commitid.Unambiguous), err))
 		default:
-			return cleanup, failure.Usagef("revision %s (%s) has no %s and cannot be synthesized: %v. Commit the assembly, set --synth-command, "+
-				"or pass --base-assembly/--head-assembly", job.rev, commitid.Short(job.sha, commitid.Unambiguous), opts.AssemblyDir, err)
+			return cleanup, failure.Usagef("revision %s (%s) has no %s and cannot be synthesized: %v. "+
+				"Commit the assembly, set --synth-command, or pass --base-assembly/--head-assembly",
+				job.rev, commitid.Short(job.sha, commitid.Unambiguous), opts.AssemblyDir, err)
 		}
 	}
 	if opts.Repo == "" {

@@ -106,8 +106,9 @@ var ReviewSettings = []Setting[ReviewOptions]{
 			"credentials are configured), off or required",
 		Set: text(func(o *ReviewOptions, v string) { o.Deployed = v })},
 	{Name: "base-failure", Kind: Text, Action: true, Default: "fail",
-		Usage: "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) or first-deployment",
-		Set:   text(func(o *ReviewOptions, v string) { o.BaseFailure = v })},
+		Usage: "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) " +
+			"or first-deployment",
+		Set: text(func(o *ReviewOptions, v string) { o.BaseFailure = v })},
 }
 
 // ReviewSetting is the setting named name; it panics for a name not in the table (a

@@ -35,8 +35,9 @@ func guardBase(dir string) (check func() error, err error) {
 			return nil
 		}
 		os.RemoveAll(dir) // tainted: never reused
-		return fmt.Errorf("the base assembly (%s) changed while the head was synthesized: the pull request's app wrote to it, "+
-			"so nothing can be compared; synthesize as another user (--synth-user, the action's synth-user)", dir)
+		return fmt.Errorf("the base assembly (%s) changed while the head was synthesized: "+
+			"the pull request's app wrote to it, so nothing can be compared; "+
+			"synthesize as another user (--synth-user, the action's synth-user)", dir)
 	}, nil
 }
 
@@ -114,7 +115,8 @@ func prepareSynth(repo *gitrepo.Repo, sha, dir, tmp, name string, opts ReviewOpt
 		for _, c := range candidates {
 			if _, err := os.Stat(filepath.Join(c, "manifest.json")); err == nil {
 				if opts.Log != nil {
-					fmt.Fprintf(opts.Log, "cdkbot: %s (%s): reused the assembly synthesized from the same inputs (key %s): none of %s changed\n",
+					fmt.Fprintf(opts.Log, "cdkbot: %s (%s): reused the assembly synthesized from the same inputs "+
+						"(key %s): none of %s changed\n",
 						name, commitid.Short(sha, commitid.Unambiguous), job.key[:12], describeInputs(appRel, opts.SynthInputs))
 				}
 				job.cached = c
@@ -175,7 +177,8 @@ func runSynthJobs(ctx context.Context, jobs []*synthJob, opts ReviewOptions) err
 	if b, h := opts.synthUsers["base"], opts.synthUsers["head"]; limit > 1 && (b == nil || h == nil || b.UID == h.UID) {
 		limit = 1
 		if opts.Log != nil && len(jobs) > 1 {
-			fmt.Fprintln(opts.Log, "cdkbot: synthesizing the base, then the head: side by side needs a synthesis user for each (--synth-user BASE,HEAD, as root)")
+			fmt.Fprintln(opts.Log, "cdkbot: synthesizing the base, then the head: "+
+				"side by side needs a synthesis user for each (--synth-user BASE,HEAD, as root)")
 		}
 	}
 	var base *synthJob
@@ -356,7 +359,8 @@ func privateGitConfig(root string, log io.Writer) error {
 		return fmt.Errorf("make %s private before running pull request code: %w", path, err)
 	}
 	if log != nil {
-		fmt.Fprintf(log, "cdkbot: made %s private (it may hold the checkout's token; check out with persist-credentials: false)\n", path)
+		fmt.Fprintf(log, "cdkbot: made %s private "+
+			"(it may hold the checkout's token; check out with persist-credentials: false)\n", path)
 	}
 	return nil
 }

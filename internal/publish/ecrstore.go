@@ -48,7 +48,8 @@ func (s *ECRStore) Exists(ctx context.Context, repository, tag string) (bool, er
 	case errors.As(err, &nf):
 		return false, nil
 	case isCode(err, "RepositoryNotFoundException"):
-		return false, errors.New("repository " + repository + " does not exist: is the environment bootstrapped (`cdk bootstrap`)?")
+		return false, errors.New("repository " + repository +
+			" does not exist: is the environment bootstrapped (`cdk bootstrap`)?")
 	}
 	return false, errors.New("check " + repository + ":" + tag + ": " + awsconfig.Explain(err))
 }

@@ -100,7 +100,8 @@ func (r *run) login(ctx context.Context, st ImageStore) error {
 	if r.logins[registry] {
 		return nil
 	}
-	if err := r.o.Docker.Run(ctx, []string{"login", "--username", user, "--password-stdin", registry}, strings.NewReader(password)); err != nil {
+	if err := r.o.Docker.Run(ctx, []string{"login", "--username", user, "--password-stdin", registry},
+		strings.NewReader(password)); err != nil {
 		return err
 	}
 	r.logins[registry] = true

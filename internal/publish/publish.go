@@ -126,7 +126,9 @@ func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
 	if builds <= 0 {
 		builds = 1
 	}
-	r := &run{o: o, outcomes: make([][]Outcome, len(p.Jobs)), builds: make(chan struct{}, builds), logins: map[string]bool{}}
+	r := &run{
+		o: o, outcomes: make([][]Outcome, len(p.Jobs)), builds: make(chan struct{}, builds), logins: map[string]bool{},
+	}
 	for i, j := range p.Jobs {
 		for _, d := range j.Destinations {
 			store, target := "s3://"+d.Bucket, "s3://"+d.Bucket+"/"+d.Key
@@ -167,7 +169,8 @@ func Run(ctx context.Context, p *publishplan.Plan, o Options) (Summary, error) {
 func Check(p *publishplan.Plan, o Options) error {
 	if bad := Executables(p); len(bad) > 0 && !o.AllowExecutables {
 		return &RefusedError{fmt.Errorf("these assets are built by running code from the assembly:\n  %s\n"+
-			"allow it for trusted revisions only (--allow-executables), or select the other assets by id", strings.Join(bad, "\n  "))}
+			"allow it for trusted revisions only (--allow-executables), or select the other assets by id",
+			strings.Join(bad, "\n  "))}
 	}
 	// Every source is checked before anything is uploaded, so a hostile path stops the run
 	// with nothing published.
@@ -238,7 +241,9 @@ func (r *run) fail(ctx context.Context, i, k int, err error) {
 
 // check asks every destination of job i whether it already holds the asset and returns those
 // that lack it; a dry run reports them missing and returns none.
-func (r *run) check(ctx context.Context, i int, j publishplan.Job, exists func(k int, d publishplan.Destination) (bool, error)) ([]int, error) {
+func (r *run) check(
+	ctx context.Context, i int, j publishplan.Job, exists func(k int, d publishplan.Destination) (bool, error),
+) ([]int, error) {
 	var missing []int
 	for k, d := range j.Destinations {
 		r.set(i, k, Checking, 0, nil)
@@ -355,7 +360,8 @@ func (r *run) pack(ctx context.Context, j publishplan.Job) (io.ReadSeeker, int64
 		}
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, 0, "", nil, fmt.Errorf("%q printed %q, which is not a readable file: %w", strings.Join(argv, " "), out, err)
+			return nil, 0, "", nil, fmt.Errorf("%q printed %q, which is not a readable file: %w",
+				strings.Join(argv, " "), out, err)
 		}
 		info, err := f.Stat()
 		if err != nil || !info.Mode().IsRegular() {
@@ -425,7 +431,8 @@ func runExecutable(ctx context.Context, dir string, argv []string) (string, erro
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	if last == "" {
-		return "", fmt.Errorf("%q printed nothing: it must print the path (files) or tag (images) it built", strings.Join(argv, " "))
+		return "", fmt.Errorf("%q printed nothing: it must print the path (files) or tag (images) it built",
+			strings.Join(argv, " "))
 	}
 	return last, nil
 }

@@ -104,7 +104,8 @@ func (s *S3Store) bucketExists(ctx context.Context, bucket string) error {
 func (s *S3Store) bucketRegion(ctx context.Context, bucket string) (string, error) {
 	out, err := s.client.GetBucketLocation(ctx, &s3.GetBucketLocationInput{Bucket: &bucket})
 	if err != nil {
-		return "", errors.New("find the region of bucket " + bucket + " (or give the stack an explicit env): " + awsconfig.Explain(err))
+		return "", errors.New("find the region of bucket " + bucket + " (or give the stack an explicit env): " +
+			awsconfig.Explain(err))
 	}
 	switch c := string(out.LocationConstraint); c {
 	case "":
@@ -118,7 +119,9 @@ func (s *S3Store) bucketRegion(ctx context.Context, bucket string) (string, erro
 
 // Upload implements FileStore. A bucket whose default encryption is KMS gets the KMS headers
 // (bucket policies of hardened bootstraps deny uploads without them).
-func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.ReadSeeker, size int64, contentType string) error {
+func (s *S3Store) Upload(
+	ctx context.Context, bucket, key string, body io.ReadSeeker, size int64, contentType string,
+) error {
 	enc, err := s.encryption(ctx, bucket)
 	if err != nil {
 		return err
@@ -148,8 +151,9 @@ func (s *S3Store) Upload(ctx context.Context, bucket, key string, body io.ReadSe
 		return ctx.Err()
 	}
 	defer func() { <-multipartSlots }()
-	in := &transfermanager.UploadObjectInput{Bucket: &bucket, Key: &key, Body: body, ContentLength: &size, ContentType: &contentType,
-		SSEKMSKeyID: kmsKey}
+	in := &transfermanager.UploadObjectInput{
+		Bucket: &bucket, Key: &key, Body: body, ContentLength: &size, ContentType: &contentType, SSEKMSKeyID: kmsKey,
+	}
 	if sse != "" {
 		in.ServerSideEncryption = tmtypes.ServerSideEncryption(sse)
 	}
@@ -171,7 +175,9 @@ func (s *S3Store) AbortLeftovers(ctx context.Context, bucket, key string) (int, 
 		if aws.ToString(u.Key) != key {
 			continue
 		}
-		if _, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &bucket, Key: &key, UploadId: u.UploadId}); err != nil {
+		if _, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+			Bucket: &bucket, Key: &key, UploadId: u.UploadId,
+		}); err != nil {
 			return n, errors.New(awsconfig.Explain(err))
 		}
 		n++
@@ -191,7 +197,8 @@ func (s *S3Store) encryption(ctx context.Context, bucket string) (encryption, er
 	out, err := s.client.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: &bucket})
 	switch {
 	case err == nil:
-		if c := out.ServerSideEncryptionConfiguration; c != nil && len(c.Rules) > 0 && c.Rules[0].ApplyServerSideEncryptionByDefault != nil {
+		if c := out.ServerSideEncryptionConfiguration; c != nil && len(c.Rules) > 0 &&
+			c.Rules[0].ApplyServerSideEncryptionByDefault != nil {
 			d := c.Rules[0].ApplyServerSideEncryptionByDefault
 			e = encryption{algorithm: d.SSEAlgorithm, kmsKeyID: aws.ToString(d.KMSMasterKeyID)}
 		}
@@ -260,7 +267,9 @@ func S3Stores(sessions *awsconfig.Sessions) FileStores {
 }
 
 // perRole caches one store per role and region, built by open from that role's session.
-func perRole[T any](sessions *awsconfig.Sessions, open func(aws.Config) T) func(context.Context, publishplan.Destination) (T, error) {
+func perRole[T any](
+	sessions *awsconfig.Sessions, open func(aws.Config) T,
+) func(context.Context, publishplan.Destination) (T, error) {
 	var mu sync.Mutex
 	stores := map[awsconfig.Role]T{}
 	return func(ctx context.Context, d publishplan.Destination) (T, error) {

@@ -49,7 +49,9 @@ func Zip(w io.Writer, root, dir string) (string, error) {
 	}
 	h := sha256.New()
 	zw := zip.NewWriter(io.MultiWriter(w, h))
-	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) { return flate.NewWriter(out, zipLevel) })
+	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(out, zipLevel)
+	})
 	for _, e := range entries {
 		hdr := &zip.FileHeader{Name: e.name, Method: zip.Deflate, Modified: zipEpoch}
 		switch {

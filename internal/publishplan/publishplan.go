@@ -84,15 +84,16 @@ func Build(a *assembly.Assembly, o Options) (*Plan, error) {
 			env.Region = o.DefaultRegion
 		}
 		for _, f := range m.Files {
-			j := Job{ID: f.ID, Manifest: m.QualifiedID(), Kind: File, SourcePath: f.Source.ResolvedPath, Packaging: f.Source.Packaging,
-				Executable: f.Source.Executable}
+			j := Job{ID: f.ID, Manifest: m.QualifiedID(), Kind: File,
+				SourcePath: f.Source.ResolvedPath, Packaging: f.Source.Packaging, Executable: f.Source.Executable}
 			if j.Packaging == "" {
 				j.Packaging = "file"
 			}
 			for _, d := range f.Destinations {
 				r := d.Resolved(env)
-				j.Destinations = append(j.Destinations, Destination{ID: d.ID, Region: regionOf(r.Region, env), AssumeRoleARN: r.AssumeRoleARN,
-					AssumeRoleExternalID: r.AssumeRoleExternalID, Bucket: r.BucketName, Key: r.ObjectKey})
+				j.Destinations = append(j.Destinations, Destination{ID: d.ID, Region: regionOf(r.Region, env),
+					AssumeRoleARN: r.AssumeRoleARN, AssumeRoleExternalID: r.AssumeRoleExternalID,
+					Bucket: r.BucketName, Key: r.ObjectKey})
 			}
 			p.Jobs = append(p.Jobs, j)
 		}
@@ -101,8 +102,9 @@ func Build(a *assembly.Assembly, o Options) (*Plan, error) {
 			j := Job{ID: img.ID, Manifest: m.QualifiedID(), Kind: Image, Image: &src}
 			for _, d := range img.Destinations {
 				r := d.Resolved(env)
-				j.Destinations = append(j.Destinations, Destination{ID: d.ID, Region: regionOf(r.Region, env), AssumeRoleARN: r.AssumeRoleARN,
-					AssumeRoleExternalID: r.AssumeRoleExternalID, Repository: r.RepositoryName, Tag: r.ImageTag})
+				j.Destinations = append(j.Destinations, Destination{ID: d.ID, Region: regionOf(r.Region, env),
+					AssumeRoleARN: r.AssumeRoleARN, AssumeRoleExternalID: r.AssumeRoleExternalID,
+					Repository: r.RepositoryName, Tag: r.ImageTag})
 			}
 			p.Jobs = append(p.Jobs, j)
 		}
@@ -152,14 +154,16 @@ func legacy(a *assembly.Assembly, o Options, p *Plan) error {
 				src := assembly.DockerImageSource{Directory: la.Path, ResolvedDirectory: la.ResolvedPath, DockerFile: la.File,
 					DockerBuildArgs: la.BuildArgs, DockerBuildTarget: la.Target, NetworkMode: la.NetworkMode, Platform: la.Platform}
 				p.Jobs = append(p.Jobs, Job{ID: la.ID, Manifest: s.QualifiedID(), Kind: Image, Image: &src,
-					Destinations: []Destination{{ID: "legacy", Region: s.Environment.Region, Repository: repo, Tag: tag, CreateRepository: true}}})
+					Destinations: []Destination{{ID: "legacy", Region: s.Environment.Region,
+						Repository: repo, Tag: tag, CreateRepository: true}}})
 				if la.ImageNameParameter != "" {
 					params[la.ImageNameParameter] = repo + ":" + tag
 				}
 				continue
 			}
 			if o.ToolkitBucket == "" {
-				return fmt.Errorf("stack %s has legacy (1.0) assets: the CDKToolkit stack's bucket name is needed (its BucketName output)", s.QualifiedID())
+				return fmt.Errorf("stack %s has legacy (1.0) assets: "+
+					"the CDKToolkit stack's bucket name is needed (its BucketName output)", s.QualifiedID())
 			}
 			ext := ""
 			if la.Packaging == "zip" {
@@ -169,8 +173,10 @@ func legacy(a *assembly.Assembly, o Options, p *Plan) error {
 			}
 			prefix := "assets/" + la.ID + "/"
 			key := la.SourceHash + ext
-			p.Jobs = append(p.Jobs, Job{ID: la.ID, Manifest: s.QualifiedID(), Kind: File, SourcePath: la.ResolvedPath, Packaging: la.Packaging,
-				Destinations: []Destination{{ID: "legacy", Region: s.Environment.Region, Bucket: o.ToolkitBucket, Key: prefix + key}}})
+			p.Jobs = append(p.Jobs, Job{ID: la.ID, Manifest: s.QualifiedID(), Kind: File,
+				SourcePath: la.ResolvedPath, Packaging: la.Packaging,
+				Destinations: []Destination{{ID: "legacy", Region: s.Environment.Region,
+					Bucket: o.ToolkitBucket, Key: prefix + key}}})
 			params[la.S3BucketParameter] = o.ToolkitBucket
 			params[la.S3KeyParameter] = prefix + "||" + key
 			params[la.ArtifactHashParameter] = la.SourceHash

@@ -116,8 +116,8 @@ func SpecMatchText(w io.Writer, m SpecMatch) error {
 	if n := len(m.Satisfying); n > 0 {
 		latest = m.Satisfying[n-1].String()
 	}
-	_, err := fmt.Fprintf(w, "spec %q: %d of %d versions satisfy it: %s\nlatest: %s\n", m.Spec, len(m.Satisfying), len(m.Candidates),
-		strings.Join(versionStrings(m.Satisfying), " "), latest)
+	_, err := fmt.Fprintf(w, "spec %q: %d of %d versions satisfy it: %s\nlatest: %s\n",
+		m.Spec, len(m.Satisfying), len(m.Candidates), strings.Join(versionStrings(m.Satisfying), " "), latest)
 	return err
 }
 

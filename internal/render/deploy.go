@@ -22,7 +22,9 @@ func deployCounts(r deployplan.Report) map[deployplan.Result]int {
 	return c
 }
 
-var deployOrder = []deployplan.Result{deployplan.Deployed, deployplan.NoChanges, deployplan.Failed, deployplan.Refused, deployplan.Skipped}
+var deployOrder = []deployplan.Result{
+	deployplan.Deployed, deployplan.NoChanges, deployplan.Failed, deployplan.Refused, deployplan.Skipped,
+}
 
 func deployTotals(c map[deployplan.Result]int) string {
 	var parts []string
@@ -53,7 +55,8 @@ func DeploySummaryText(w io.Writer, r deployplan.Report) error {
 		width, statusWidth = max(width, len(o.Stack)), max(statusWidth, len(o.Status))
 	}
 	for _, o := range r.Outcomes {
-		line := strings.TrimRight(fmt.Sprintf("  %-10s  %-*s  %-*s  %s", o.Result, width, o.Stack, statusWidth, o.Status, seconds(o)), " ")
+		line := strings.TrimRight(fmt.Sprintf("  %-10s  %-*s  %-*s  %s",
+			o.Result, width, o.Stack, statusWidth, o.Status, seconds(o)), " ")
 		ew.printf("%s\n", line)
 		switch {
 		case o.Error != "":
@@ -96,8 +99,10 @@ func DeploySummaryJSON(w io.Writer, r deployplan.Report) error {
 	return enc.Encode(out)
 }
 
-var deployIcon = map[deployplan.Result]string{deployplan.Deployed: "✅", deployplan.NoChanges: "➖", deployplan.Failed: "❌",
-	deployplan.Refused: "⛔", deployplan.Skipped: "⏭️"}
+var deployIcon = map[deployplan.Result]string{
+	deployplan.Deployed: "✅", deployplan.NoChanges: "➖", deployplan.Failed: "❌",
+	deployplan.Refused: "⛔", deployplan.Skipped: "⏭️",
+}
 
 // DeployMarkdown is the deploy comment on a merged pull request and the job summary: a
 // headline, a table of stacks, failures with their causes, outputs, and the run link. Every
@@ -130,8 +135,8 @@ func DeployMarkdown(w io.Writer, r deployplan.Report) error {
 	if len(r.Outcomes) > 0 {
 		ew.printf("| | Stack | Environment | Result | Status | Time |\n|---|---|---|---|---|---|\n")
 		for _, o := range r.Outcomes {
-			ew.printf("| %s | %s | %s | %s | %s | %s |\n", deployIcon[o.Result], mdCode(o.Stack, 200), mdCode(o.Environment, 100),
-				o.Result, statusWord(o.Status), seconds(o))
+			ew.printf("| %s | %s | %s | %s | %s | %s |\n", deployIcon[o.Result],
+				mdCode(o.Stack, 200), mdCode(o.Environment, 100), o.Result, statusWord(o.Status), seconds(o))
 		}
 		ew.printf("\n")
 	}

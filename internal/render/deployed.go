@@ -33,8 +33,9 @@ func deployedMarkdown(ds []review.Deployed, budget int) string {
 	}
 	b.WriteString("#### What runs\n\n")
 	for _, d := range differs {
-		fmt.Fprintf(&b, "> [!IMPORTANT]\n> %s runs something other than the base: deploying the base would also change what is below "+
-			"(a change made outside CloudFormation's template, a failed deploy, or a deploy from another branch).\n", mdCode(d.Stack, 120))
+		fmt.Fprintf(&b, "> [!IMPORTANT]\n> %s runs something other than the base: "+
+			"deploying the base would also change what is below (a change made outside CloudFormation's template, "+
+			"a failed deploy, or a deploy from another branch).\n", mdCode(d.Stack, 120))
 		level := levelFull
 		if b.Len() > budget/2 {
 			level = levelSummary
@@ -56,7 +57,8 @@ func deployedText(w io.Writer, ds []review.Deployed, opts DiffOptions) error {
 	for _, d := range ds {
 		switch d.State {
 		case review.DeployedDiffers:
-			fmt.Fprintf(&b, "  deployed: %s runs something other than the base; deploying the base would also change:\n", d.Stack)
+			fmt.Fprintf(&b, "  deployed: %s runs something other than the base; "+
+				"deploying the base would also change:\n", d.Stack)
 			if err := DiffText(&b, DiffReport{Stacks: []*cfndiff.StackDiff{d.Diff}}, opts); err != nil {
 				return err
 			}
@@ -84,7 +86,8 @@ func driftMarkdown(ds []review.StackDrift, budget int) string {
 				diffs = []stackstate.PropertyDifference{{}}
 			}
 			for _, p := range diffs {
-				rows.add(fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", mdCode(sd.Stack, 80), mdCode(r.LogicalID, 80), strings.ToLower(mdText(r.Status)),
+				rows.add(fmt.Sprintf("| %s | %s | %s | %s | %s | %s |",
+					mdCode(sd.Stack, 80), mdCode(r.LogicalID, 80), strings.ToLower(mdText(r.Status)),
 					mdCode(p.Path, 80), mdCode(truncate(p.Expected, 200), 0), mdCode(truncate(p.Actual, 200), 0)))
 			}
 		}
@@ -93,8 +96,9 @@ func driftMarkdown(ds []review.StackDrift, budget int) string {
 	if n := rows.omitted(); n > 0 {
 		more = fmt.Sprintf("\n%d more difference(s) in the job summary.\n", n)
 	}
-	return "#### Drift\n\n> [!WARNING]\n> Resources of stacks this change deploys were changed outside CloudFormation: the deploy sets them " +
-		"back to the template, or fails where they are gone.\n\n| Stack | Resource | Drift | Property | Stack set | Is now |\n|---|---|---|---|---|---|\n" +
+	return "#### Drift\n\n> [!WARNING]\n> Resources of stacks this change deploys were changed outside CloudFormation: " +
+		"the deploy sets them back to the template, or fails where they are gone.\n\n" +
+		"| Stack | Resource | Drift | Property | Stack set | Is now |\n|---|---|---|---|---|---|\n" +
 		strings.Join(rows.rows, "\n") + "\n" + more + "\n"
 }
 
@@ -105,7 +109,8 @@ func driftText(w io.Writer, ds []review.StackDrift) error {
 		for _, r := range sd.Resources {
 			fmt.Fprintf(&b, "  drift: %s in %s %s\n", r.LogicalID, sd.Stack, Clean(r.Summary()))
 			for _, p := range r.Differences {
-				fmt.Fprintf(&b, "      %s: stack set %s, is now %s\n", Clean(p.Path), Clean(truncate(p.Expected, 200)), Clean(truncate(p.Actual, 200)))
+				fmt.Fprintf(&b, "      %s: stack set %s, is now %s\n",
+					Clean(p.Path), Clean(truncate(p.Expected, 200)), Clean(truncate(p.Actual, 200)))
 			}
 		}
 	}

@@ -29,11 +29,12 @@ type DiffOptions struct {
 
 // Counts tallies resource changes across all stacks, nested ones included.
 type Counts struct {
-	Create, Update, Replace, MayReplace, Destroy, Orphan, Import int
-	StacksChanged                                                int
-	Broadened                                                    bool
-	Worst                                                        *cfndiff.Finding // the most severe permission change
-	MetadataOnly                                                 int              // changes that change nothing in AWS (hidden)
+	Create, Update, Replace, MayReplace int
+	Destroy, Orphan, Import             int
+	StacksChanged                       int
+	Broadened                           bool
+	Worst                               *cfndiff.Finding // the most severe permission change
+	MetadataOnly                        int              // changes that change nothing in AWS (hidden)
 }
 
 // Count tallies the report.

@@ -119,8 +119,10 @@ func optValue(v any, present bool) *value {
 // it cost more than computing it (pipe through jq to read it).
 func DiffJSON(w io.Writer, r DiffReport) error {
 	c := r.Count()
-	out := diffJSON{Stacks: []stackJSON{}, Summary: summaryJSON{Create: c.Create, Update: c.Update, Replace: c.Replace,
-		MayReplace: c.MayReplace, Destroy: c.Destroy, Orphan: c.Orphan, Import: c.Import, StacksChanged: c.StacksChanged, Broadening: c.Broadened}}
+	out := diffJSON{Stacks: []stackJSON{}, Summary: summaryJSON{
+		Create: c.Create, Update: c.Update, Replace: c.Replace, MayReplace: c.MayReplace,
+		Destroy: c.Destroy, Orphan: c.Orphan, Import: c.Import,
+		StacksChanged: c.StacksChanged, Broadening: c.Broadened}}
 	for _, s := range r.Stacks {
 		out.Stacks = append(out.Stacks, stackToJSON(s))
 	}
@@ -132,33 +134,38 @@ func DiffJSON(w io.Writer, r DiffReport) error {
 func stackToJSON(s *cfndiff.StackDiff) stackJSON {
 	d := s.Diff
 	sec := d.Security
-	out := stackJSON{ID: s.ID, StackName: s.StackName, DisplayName: s.DisplayName, Environment: s.Environment, Status: s.Status.String(),
-		Resources: []resourceJSON{}, Attributes: section(d.Attributes), Parameters: section(d.Parameters), Outputs: section(d.Outputs),
-		Conditions: section(d.Conditions), Mappings: section(d.Mappings), Metadata: section(d.Metadata), Unknown: section(d.Unknown),
-		Transform: section(onlyKey(d.Attributes, "Transform")), Nested: []stackJSON{},
+	out := stackJSON{ID: s.ID, StackName: s.StackName, DisplayName: s.DisplayName,
+		Environment: s.Environment, Status: s.Status.String(), Resources: []resourceJSON{},
+		Attributes: section(d.Attributes), Parameters: section(d.Parameters), Outputs: section(d.Outputs),
+		Conditions: section(d.Conditions), Mappings: section(d.Mappings), Metadata: section(d.Metadata),
+		Unknown: section(d.Unknown), Transform: section(onlyKey(d.Attributes, "Transform")), Nested: []stackJSON{},
 		Security: securityJSON{StatementsAdded: nonNil(sec.StatementsAdded), StatementsRemoved: nonNil(sec.StatementsRemoved),
 			ManagedPoliciesAdded: nonNil(sec.ManagedPoliciesAdded), ManagedPoliciesRemoved: nonNil(sec.ManagedPoliciesRemoved),
 			RulesAdded: nonNil(sec.RulesAdded), RulesRemoved: nonNil(sec.RulesRemoved), Broadening: sec.Broadened()}}
 	for _, r := range d.Resources {
-		rj := resourceJSON{LogicalID: r.LogicalID, Path: s.Paths[r.LogicalID], Impact: r.Impact.String(), OldType: optString(r.OldType),
-			NewType: optString(r.NewType), Properties: []propertyJSON{}, Other: []otherJSON{}, Consequence: r.Consequence(),
+		rj := resourceJSON{LogicalID: r.LogicalID, Path: s.Paths[r.LogicalID], Impact: r.Impact.String(),
+			OldType: optString(r.OldType), NewType: optString(r.NewType),
+			Properties: []propertyJSON{}, Other: []otherJSON{}, Consequence: r.Consequence(),
 			MetadataOnly: r.MetadataOnly(), UnknownType: r.UnknownType, CloudFormation: r.CloudFormation}
 		if r.SpecImpact != cfndiff.NoChange {
 			rj.SpecImpact = r.SpecImpact.String()
 		}
 		for _, p := range r.Properties {
-			pj := propertyJSON{Path: p.Name, Impact: p.Impact.String(), Old: optValue(p.Old, p.OldPresent),
-				New: optValue(p.New, p.NewPresent), Changed: p.Changed, ReplacedReferences: p.ReplacedReferences, ChangedInputs: p.ChangedInputs, Unknown: p.Unknown}
+			pj := propertyJSON{Path: p.Name, Impact: p.Impact.String(),
+				Old: optValue(p.Old, p.OldPresent), New: optValue(p.New, p.NewPresent), Changed: p.Changed,
+				ReplacedReferences: p.ReplacedReferences, ChangedInputs: p.ChangedInputs, Unknown: p.Unknown}
 			details, _ := p.Details()
 			for _, d := range details {
 				if d.Path != "" {
-					pj.Details = append(pj.Details, detailJSON{Path: d.Path, Old: optValue(d.Old, d.OldPresent), New: optValue(d.New, d.NewPresent)})
+					pj.Details = append(pj.Details, detailJSON{Path: d.Path,
+						Old: optValue(d.Old, d.OldPresent), New: optValue(d.New, d.NewPresent)})
 				}
 			}
 			rj.Properties = append(rj.Properties, pj)
 		}
 		for _, o := range r.Other {
-			rj.Other = append(rj.Other, otherJSON{Key: o.Key, Old: optValue(o.Old, o.OldPresent), New: optValue(o.New, o.NewPresent)})
+			rj.Other = append(rj.Other, otherJSON{Key: o.Key,
+				Old: optValue(o.Old, o.OldPresent), New: optValue(o.New, o.NewPresent)})
 		}
 		out.Resources = append(out.Resources, rj)
 	}

@@ -135,7 +135,8 @@ func attention(r DiffReport, limit int) string {
 				}
 			}
 			if sec := s.Diff.Security; sec.Broadened() {
-				items = append(items, fmt.Sprintf("- 🔓 **permissions broadened** in **%s**: %s", mdText(stackTitle(s)), securityCounts(sec)))
+				items = append(items, fmt.Sprintf("- 🔓 **permissions broadened** in **%s**: %s",
+					mdText(stackTitle(s)), securityCounts(sec)))
 			}
 		}
 	}
@@ -176,9 +177,15 @@ func stackCounts(s *cfndiff.StackDiff) string {
 	for _, k := range []struct {
 		impact    cfndiff.Impact
 		one, many string
-	}{{cfndiff.Replace, "replacement", "replacements"}, {cfndiff.MayReplace, "possible replacement", "possible replacements"},
-		{cfndiff.Destroy, "destroy", "destroys"}, {cfndiff.Orphan, "orphan", "orphans"}, {cfndiff.Create, "create", "creates"},
-		{cfndiff.Update, "update", "updates"}, {cfndiff.Import, "import", "imports"}} {
+	}{
+		{cfndiff.Replace, "replacement", "replacements"},
+		{cfndiff.MayReplace, "possible replacement", "possible replacements"},
+		{cfndiff.Destroy, "destroy", "destroys"},
+		{cfndiff.Orphan, "orphan", "orphans"},
+		{cfndiff.Create, "create", "creates"},
+		{cfndiff.Update, "update", "updates"},
+		{cfndiff.Import, "import", "imports"},
+	} {
 		if n := counts[k.impact]; n > 0 {
 			parts = append(parts, plural(n, k.one, k.many))
 		}
@@ -242,7 +249,9 @@ func writeDiffMarkdown(b *strings.Builder, s *cfndiff.StackDiff, level int, opts
 		b.WriteString("\n")
 	}
 	if hidden > 0 {
-		fmt.Fprintf(b, "<sub>%s with only metadata changes (<code>aws&#58;cdk&#58;path</code>, CDK&#39;s analytics resource) not shown: they change nothing in AWS.</sub>\n\n", plural(hidden, "resource", "resources"))
+		fmt.Fprintf(b, "<sub>%s with only metadata changes "+
+			"(<code>aws&#58;cdk&#58;path</code>, CDK&#39;s analytics resource) "+
+			"not shown: they change nothing in AWS.</sub>\n\n", plural(hidden, "resource", "resources"))
 	}
 	if level >= levelFull {
 		writePropertyTable(b, resources)
@@ -270,7 +279,8 @@ func writePropertyTable(b *strings.Builder, resources []*cfndiff.ResourceChange)
 				why += " (not in the specification)"
 			}
 			if !p.Changed {
-				rows = append(rows, fmt.Sprintf("| %s | %s | %s%s | | <i>value unchanged, resolves anew</i> |", mdCode(r.LogicalID, 80), mdCode(p.Name, 80), p.Impact, why))
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s%s | | <i>value unchanged, resolves anew</i> |",
+					mdCode(r.LogicalID, 80), mdCode(p.Name, 80), p.Impact, why))
 				continue
 			}
 			details, more := p.Details()
@@ -283,16 +293,18 @@ func writePropertyTable(b *strings.Builder, resources []*cfndiff.ResourceChange)
 					name = p.Name + "." + dt.Path
 				}
 				oldText, newText := valuePair(dt.Old, dt.OldPresent, dt.New, dt.NewPresent, valueLimit)
-				rows = append(rows, fmt.Sprintf("| %s | %s | %s%s | %s | %s |", mdCode(r.LogicalID, 80), mdCode(name, 120), p.Impact, why,
-					mdCode(oldText, 0), mdCode(newText, 0)))
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s%s | %s | %s |",
+					mdCode(r.LogicalID, 80), mdCode(name, 120), p.Impact, why, mdCode(oldText, 0), mdCode(newText, 0)))
 			}
 			if more {
-				rows = append(rows, fmt.Sprintf("| %s | %s | %s | … | more changes in this property |", mdCode(r.LogicalID, 80), mdCode(p.Name, 80), p.Impact))
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s | … | more changes in this property |",
+					mdCode(r.LogicalID, 80), mdCode(p.Name, 80), p.Impact))
 			}
 		}
 		for _, o := range r.Other {
 			oldText, newText := valuePair(o.Old, o.OldPresent, o.New, o.NewPresent, valueLimit)
-			rows = append(rows, fmt.Sprintf("| %s | %s | update | %s | %s |", mdCode(r.LogicalID, 80), mdCode(o.Key, 80), mdCode(oldText, 0), mdCode(newText, 0)))
+			rows = append(rows, fmt.Sprintf("| %s | %s | update | %s | %s |",
+				mdCode(r.LogicalID, 80), mdCode(o.Key, 80), mdCode(oldText, 0), mdCode(newText, 0)))
 		}
 	}
 	if len(rows) == 0 {
@@ -316,12 +328,14 @@ func writeSections(b *strings.Builder, d *cfndiff.TemplateDiff) {
 	if len(rows) == 0 {
 		return
 	}
-	b.WriteString("**Other template changes**\n\n| Section | Key | Change |\n|---|---|---|\n" + strings.Join(rows, "\n") + "\n\n")
+	b.WriteString("**Other template changes**\n\n| Section | Key | Change |\n|---|---|---|\n" +
+		strings.Join(rows, "\n") + "\n\n")
 }
 
 func writeSecurityMarkdown(b *strings.Builder, sec cfndiff.Security) {
 	if len(sec.StatementsAdded)+len(sec.StatementsRemoved) > 0 {
-		b.WriteString("**IAM statement changes**\n\n| | Effect | Action | Resource | Principal | Condition |\n|:-:|---|---|---|---|---|\n")
+		b.WriteString("**IAM statement changes**\n\n" +
+			"| | Effect | Action | Resource | Principal | Condition |\n|:-:|---|---|---|---|---|\n")
 		rows := append(statementRows("+", sec.StatementsAdded), statementRows("-", sec.StatementsRemoved)...)
 		b.WriteString(strings.Join(rows, "\n") + "\n\n")
 	}
@@ -361,8 +375,8 @@ func statementRows(sym string, sts []cfndiff.Statement) []string {
 		if st.HasCondition {
 			cond = mdCode(valueText(st.Condition, true, valueLimit), 0)
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", sym, st.Effect, targetsCell(st.Actions), targetsCell(st.Resources),
-			targetsCell(st.Principals), cond))
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", sym, st.Effect,
+			targetsCell(st.Actions), targetsCell(st.Resources), targetsCell(st.Principals), cond))
 	}
 	sort.Strings(rows)
 	return rows

@@ -105,7 +105,9 @@ func writeStackText(ew *errWriter, p palette, s *cfndiff.StackDiff, opts DiffOpt
 		}
 	}
 	if hidden > 0 {
-		ew.printf("%s%s\n", in, p.dim(fmt.Sprintf("(%s with only metadata changes hidden (aws:cdk:path, CDK analytics); --show-metadata shows them)", plural(hidden, "resource", "resources"))))
+		ew.printf("%s%s\n", in, p.dim(fmt.Sprintf(
+			"(%s with only metadata changes hidden (aws:cdk:path, CDK analytics); --show-metadata shows them)",
+			plural(hidden, "resource", "resources"))))
 	}
 	for _, sec := range []struct {
 		name string
@@ -186,7 +188,8 @@ func statementLine(st cfndiff.Statement) string {
 	if st.Unparseable != "" {
 		return "statement that cannot be analysed: " + st.Unparseable
 	}
-	s := fmt.Sprintf("%s %s on %s for %s", st.Effect, targetsText(st.Actions), targetsText(st.Resources), targetsText(st.Principals))
+	s := fmt.Sprintf("%s %s on %s for %s",
+		st.Effect, targetsText(st.Actions), targetsText(st.Resources), targetsText(st.Principals))
 	if st.HasCondition {
 		s += " when " + valueText(st.Condition, true, 120)
 	}

@@ -49,22 +49,26 @@ func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int
 		budget = GitHubCommentLimit
 	}
 	var b bytes.Buffer
-	b.WriteString(Marker{Tool: "cdkbot", Key: key, HeadSHA: headSHA, Templates: r.Templates, Unverified: true}.comment() + "\n")
-	c := Counts{Create: r.Diff.Summary.Create, Update: r.Diff.Summary.Update, Replace: r.Diff.Summary.Replace, MayReplace: r.Diff.Summary.MayReplace,
-		Destroy: r.Diff.Summary.Destroy, Orphan: r.Diff.Summary.Orphan, Import: r.Diff.Summary.Import, StacksChanged: r.Diff.Summary.StacksChanged,
-		Broadened: r.Diff.Summary.Broadening}
+	b.WriteString(Marker{Tool: "cdkbot", Key: key, HeadSHA: headSHA,
+		Templates: r.Templates, Unverified: true}.comment() + "\n")
+	c := Counts{Create: r.Diff.Summary.Create, Update: r.Diff.Summary.Update,
+		Replace: r.Diff.Summary.Replace, MayReplace: r.Diff.Summary.MayReplace,
+		Destroy: r.Diff.Summary.Destroy, Orphan: r.Diff.Summary.Orphan, Import: r.Diff.Summary.Import,
+		StacksChanged: r.Diff.Summary.StacksChanged, Broadened: r.Diff.Summary.Broadening}
 	head := headline(c)
 	if r.Failed {
 		head += " · blocked"
 	}
 	b.WriteString("### cdkbot review: " + mdText(truncate(head, 400)) + "\n\n")
-	b.WriteString("> [!NOTE]\n> This pull request comes from a fork: its review ran in the fork's workflow and was re-rendered here from " +
-		"the data it reported. cdkbot cannot verify that data, so a deploy does not count this review as reviewed.\n\n")
+	b.WriteString("> [!NOTE]\n> This pull request comes from a fork: its review ran in the fork's workflow " +
+		"and was re-rendered here from the data it reported. " +
+		"cdkbot cannot verify that data, so a deploy does not count this review as reviewed.\n\n")
 	blocked := false
 	for _, g := range r.Gates {
 		if g.Failing() {
 			blocked = true
-			fmt.Fprintf(&b, "> [!CAUTION]\n> **Blocked by `%s`**: %s.\n\n", codeEscaper.Replace(truncate(g.Name, 40)), gateItems(g))
+			fmt.Fprintf(&b, "> [!CAUTION]\n> **Blocked by `%s`**: %s.\n\n",
+				codeEscaper.Replace(truncate(g.Name, 40)), gateItems(g))
 		}
 	}
 	if !blocked {
@@ -74,8 +78,8 @@ func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int
 		if s.Status == "unchanged" || len(s.Resources) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "**%s** %s · %s\n\n| Resource | Type | Impact |\n|---|---|---|\n", mdText(truncate(s.DisplayName, 200)),
-			mdCode(s.Environment, 100), mdText(s.Status))
+		fmt.Fprintf(&b, "**%s** %s · %s\n\n| Resource | Type | Impact |\n|---|---|---|\n",
+			mdText(truncate(s.DisplayName, 200)), mdCode(s.Environment, 100), mdText(s.Status))
 		for _, res := range s.Resources {
 			if b.Len() > budget*3/4 {
 				b.WriteString("| … | | the rest is in the fork's job summary |\n")

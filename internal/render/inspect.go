@@ -157,8 +157,8 @@ func NewInspection(a *assembly.Assembly, name string) Inspection {
 					params[k] = v
 				}
 			}
-			in.LegacyAssets = append(in.LegacyAssets, InspectedLegacy{Stack: la.Stack, ConstructPath: la.ConstructPath, ID: la.ID,
-				Packaging: la.Packaging, SourcePath: la.ResolvedPath, Parameters: params,
+			in.LegacyAssets = append(in.LegacyAssets, InspectedLegacy{Stack: la.Stack, ConstructPath: la.ConstructPath,
+				ID: la.ID, Packaging: la.Packaging, SourcePath: la.ResolvedPath, Parameters: params,
 				RepositoryName: la.RepositoryName, ImageTag: la.ImageTag})
 		}
 	}
@@ -173,20 +173,26 @@ func NewInspection(a *assembly.Assembly, name string) Inspection {
 			if packaging == "" {
 				packaging = "file"
 			}
-			in.Assets.Files = append(in.Assets.Files, InspectedFile{ID: f.ID, Manifest: manifest, SourcePath: f.Source.ResolvedPath,
-				Executable: f.Source.Executable, Packaging: packaging, Destinations: dests})
+			in.Assets.Files = append(in.Assets.Files, InspectedFile{ID: f.ID, Manifest: manifest,
+				SourcePath: f.Source.ResolvedPath, Executable: f.Source.Executable, Packaging: packaging,
+				Destinations: dests})
 		}
 		for _, img := range m.DockerImages {
 			dests := make([]assembly.DockerImageDestination, 0, len(img.Destinations))
 			for _, d := range img.Destinations {
 				dests = append(dests, d.Resolved(m.Environment))
 			}
-			in.Assets.Images = append(in.Assets.Images, InspectedImage{ID: img.ID, Manifest: manifest, Directory: img.Source.ResolvedDirectory,
-				Executable: img.Source.Executable, DockerFile: img.Source.DockerFile, BuildArgs: img.Source.DockerBuildArgs, Destinations: dests})
+			in.Assets.Images = append(in.Assets.Images, InspectedImage{ID: img.ID, Manifest: manifest,
+				Directory: img.Source.ResolvedDirectory, Executable: img.Source.Executable,
+				DockerFile: img.Source.DockerFile, BuildArgs: img.Source.DockerBuildArgs, Destinations: dests})
 		}
 	}
-	sort.SliceStable(in.Assets.Files, func(i, j int) bool { return in.Assets.Files[i].Manifest < in.Assets.Files[j].Manifest })
-	sort.SliceStable(in.Assets.Images, func(i, j int) bool { return in.Assets.Images[i].Manifest < in.Assets.Images[j].Manifest })
+	sort.SliceStable(in.Assets.Files, func(i, j int) bool {
+		return in.Assets.Files[i].Manifest < in.Assets.Files[j].Manifest
+	})
+	sort.SliceStable(in.Assets.Images, func(i, j int) bool {
+		return in.Assets.Images[i].Manifest < in.Assets.Images[j].Manifest
+	})
 	return in
 }
 
@@ -204,11 +210,13 @@ func inspectStack(s *assembly.Stack) InspectedStack {
 		ID: s.ID, StackName: s.StackName, DisplayName: s.DisplayName, NestedPath: s.NestedPath,
 		Account: s.Environment.Account, Region: s.Environment.Region,
 		TemplateFile: s.TemplatePath, TemplateSize: s.TemplateSize, Dependencies: deps,
-		AssumeRoleARN:                  assembly.ResolvePlaceholders(s.AssumeRoleARN, s.Environment),
-		CloudFormationExecutionRoleARN: assembly.ResolvePlaceholders(s.CloudFormationExecutionRoleARN, s.Environment),
-		RequiresBootstrapStackVersion:  s.RequiresBootstrapStackVersion, BootstrapStackVersionSSMParameter: s.BootstrapStackVersionSSMParameter,
-		TemplateAssetURL: assembly.ResolvePlaceholders(s.StackTemplateAssetObjectURL, s.Environment), TerminationProtection: s.TerminationProtection,
 		Tags: tags, Parameters: params, Mode: s.Mode(),
+		AssumeRoleARN:                     assembly.ResolvePlaceholders(s.AssumeRoleARN, s.Environment),
+		CloudFormationExecutionRoleARN:    assembly.ResolvePlaceholders(s.CloudFormationExecutionRoleARN, s.Environment),
+		RequiresBootstrapStackVersion:     s.RequiresBootstrapStackVersion,
+		BootstrapStackVersionSSMParameter: s.BootstrapStackVersionSSMParameter,
+		TemplateAssetURL:                  assembly.ResolvePlaceholders(s.StackTemplateAssetObjectURL, s.Environment),
+		TerminationProtection:             s.TerminationProtection,
 	}
 }
 
@@ -283,7 +291,8 @@ func InspectionText(w io.Writer, in Inspection) error {
 		row("deploy role", s.AssumeRoleARN)
 		row("execution role", s.CloudFormationExecutionRoleARN)
 		if s.RequiresBootstrapStackVersion > 0 {
-			row("bootstrap", fmt.Sprintf("version ≥ %d (read from %s)", s.RequiresBootstrapStackVersion, s.BootstrapStackVersionSSMParameter))
+			row("bootstrap", fmt.Sprintf("version ≥ %d (read from %s)",
+				s.RequiresBootstrapStackVersion, s.BootstrapStackVersionSSMParameter))
 		}
 		row("template asset", s.TemplateAssetURL)
 		if s.TerminationProtection {

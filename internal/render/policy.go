@@ -75,7 +75,8 @@ func PolicyMarkdown(w io.Writer, r *aspects.Report) error {
 	errs, warns, supp := policyCounts(r)
 	ew.printf("#### Policy: %d error(s), %d warning(s), %d suppressed\n\n", errs, warns, supp)
 	if len(r.Mutations) > 0 {
-		ew.printf("> [!IMPORTANT]\n> Mutating aspects changed the templates that are diffed and deployed (%d change(s)).\n\n", len(r.Mutations))
+		ew.printf("> [!IMPORTANT]\n> Mutating aspects changed the templates that are diffed and deployed "+
+			"(%d change(s)).\n\n", len(r.Mutations))
 		ew.printf("| Aspect | Construct | Change |\n|---|---|---|\n")
 		for _, m := range r.Mutations {
 			ew.printf("| %s | %s | %s |\n", mdCode(m.Aspect, 60), mdCode(m.Path, 200), mdText(m.Change))

@@ -20,7 +20,8 @@ func PublishSummaryText(w io.Writer, s publishplan.Summary, dryRun bool) error {
 		stateWidth = max(stateWidth, len(stateLabel(o.State)))
 	}
 	for _, o := range s.Outcomes {
-		line := fmt.Sprintf("  %-*s  %-12s  %-*s  %s", stateWidth, stateLabel(o.State), shortID(o.Asset), width, o.Destination, o.Target)
+		line := fmt.Sprintf("  %-*s  %-12s  %-*s  %s",
+			stateWidth, stateLabel(o.State), shortID(o.Asset), width, o.Destination, o.Target)
 		if o.Bytes > 0 && o.State == publishplan.Published {
 			line += " (" + byteSize(o.Bytes) + ")"
 		}
@@ -57,7 +58,9 @@ func PublishTotals(s publishplan.Summary) string {
 // totals reads "3 published, 1 present" in a fixed order of states.
 func totals(counts map[publishplan.State]int) string {
 	var parts []string
-	for _, st := range []publishplan.State{publishplan.Published, publishplan.Missing, publishplan.Present, publishplan.Failed, publishplan.Skipped} {
+	for _, st := range []publishplan.State{
+		publishplan.Published, publishplan.Missing, publishplan.Present, publishplan.Failed, publishplan.Skipped,
+	} {
 		if n := counts[st]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, stateLabel(st)))
 		}

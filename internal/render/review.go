@@ -39,7 +39,8 @@ func (m Marker) comment() string {
 
 // MarkerComment renders the hidden marker of a report.
 func MarkerComment(r *review.Report) string {
-	return Marker{Tool: "cdkbot", Key: r.Key, HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, MergeSHA: r.MergeSHA, Templates: r.TemplateHash}.comment()
+	return Marker{Tool: "cdkbot", Key: r.Key,
+		HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, MergeSHA: r.MergeSHA, Templates: r.TemplateHash}.comment()
 }
 
 // ReviewHeadline is the one line a reviewer acts on (the comment's heading, the check run's title).
@@ -59,7 +60,8 @@ func reviewHeadline(r *review.Report) string {
 		parts = append(parts, fmt.Sprintf("%s (%s)", plural(c.Replace, "replacement", "replacements"), first))
 	}
 	if c.Destroy > 0 {
-		parts = append(parts, fmt.Sprintf("%s (%s)", plural(c.Destroy, "destroy", "destroys"), firstOf(r.Stacks, cfndiff.Destroy)))
+		parts = append(parts, fmt.Sprintf("%s (%s)",
+			plural(c.Destroy, "destroy", "destroys"), firstOf(r.Stacks, cfndiff.Destroy)))
 	}
 	if c.Broadened {
 		parts = append(parts, broadened(c))
@@ -68,7 +70,8 @@ func reviewHeadline(r *review.Report) string {
 	for _, ch := range r.Compatibility {
 		if strings.HasPrefix(ch.Name, "bootstrap ") && ch.Status != compat.Pass {
 			var v int
-			if _, err := fmt.Sscanf(ch.Finding[strings.LastIndex(ch.Finding, "≥")+len("≥"):], " %d", &v); err == nil && v > need {
+			_, err := fmt.Sscanf(ch.Finding[strings.LastIndex(ch.Finding, "≥")+len("≥"):], " %d", &v)
+			if err == nil && v > need {
 				need = v
 			}
 		}
@@ -171,7 +174,8 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 func compactSections(r *review.Report) string {
 	var parts []string
 	if len(r.Compatibility) > 0 {
-		parts = append(parts, fmt.Sprintf("**Compatibility: %s** (%d checks)", compat.Worst(r.Compatibility), len(r.Compatibility)))
+		parts = append(parts, fmt.Sprintf("**Compatibility: %s** (%d checks)",
+			compat.Worst(r.Compatibility), len(r.Compatibility)))
 	}
 	if r.Policy != nil {
 		errs, warns, supp := policyCounts(r.Policy)
@@ -182,9 +186,10 @@ func compactSections(r *review.Report) string {
 
 func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
 	if r.BaseUnavailable != "" {
-		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked: %s.** Without the base cdkbot cannot tell what this change replaces or destroys, "+
-			"so it fails closed; below is the head alone, every resource as if created. Fix the base, or set base-failure: first-deployment "+
-			"to review against nothing.\n\n", mdText(r.BaseUnavailable))
+		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked: %s.** Without the base cdkbot cannot tell what this change "+
+			"replaces or destroys, so it fails closed; below is the head alone, every resource as if created. "+
+			"Fix the base, or set base-failure: first-deployment to review against nothing.\n\n",
+			mdText(r.BaseUnavailable))
 	}
 	var failing, overridden []review.Gate
 	for _, g := range r.Gates {
@@ -202,18 +207,21 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
 	for _, g := range failing {
 		switch g.Name {
 		case review.GateIncomplete:
-			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. The assembly cannot be deployed as synthesized (the CDK CLI refuses it too), "+
+			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. "+
+				"The assembly cannot be deployed as synthesized (the CDK CLI refuses it too), "+
 				"and no approval changes that: resolve these, then synthesize again.\n\n", g.Name, gateItems(g))
 			continue
 		case review.GateExportInUse:
-			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. CloudFormation would refuse this deploy, and no approval changes that.\n\n",
-				g.Name, gateItems(g))
+			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. "+
+				"CloudFormation would refuse this deploy, and no approval changes that.\n\n", g.Name, gateItems(g))
 			continue
 		}
-		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. Add the label `%s` to approve.\n\n", g.Name, gateItems(g), codeEscaper.Replace(r.OverrideLabel))
+		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. Add the label `%s` to approve.\n\n",
+			g.Name, gateItems(g), codeEscaper.Replace(r.OverrideLabel))
 	}
 	for _, g := range overridden {
-		fmt.Fprintf(b, "> [!WARNING]\n> Gate `%s` would block (%s); %s.\n\n", g.Name, gateItems(g), mdText(ApprovedBy(r.Approvals)))
+		fmt.Fprintf(b, "> [!WARNING]\n> Gate `%s` would block (%s); %s.\n\n",
+			g.Name, gateItems(g), mdText(ApprovedBy(r.Approvals)))
 	}
 	// Long lists: the lines above name a few; every item is in one table.
 	rows := boundedRows{budget: tableBudget}
@@ -230,7 +238,8 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
 		if n := rows.omitted(); n > 0 {
 			more = fmt.Sprintf("\n\n%d more item(s): the job summary lists them all.", n)
 		}
-		fmt.Fprintf(b, "<details><summary>Every gate item (%d)</summary>\n\n| Gate | Item |\n|---|---|\n%s%s\n\n</details>\n\n", rows.total, strings.Join(rows.rows, "\n"), more)
+		fmt.Fprintf(b, "<details><summary>Every gate item (%d)</summary>\n\n"+
+			"| Gate | Item |\n|---|---|\n%s%s\n\n</details>\n\n", rows.total, strings.Join(rows.rows, "\n"), more)
 	}
 }
 
@@ -277,7 +286,8 @@ func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 	ew := &errWriter{w: w}
 	ew.printf("cdkbot review: %s\n", reviewHeadline(r))
 	if r.BaseUnavailable != "" {
-		ew.printf("  ✗ blocked: %s; cdkbot cannot tell what the change destroys (base-failure: first-deployment reviews against nothing)\n", r.BaseUnavailable)
+		ew.printf("  ✗ blocked: %s; cdkbot cannot tell what the change destroys "+
+			"(base-failure: first-deployment reviews against nothing)\n", r.BaseUnavailable)
 	}
 	for _, n := range r.Notes {
 		ew.printf("  note: %s\n", n)

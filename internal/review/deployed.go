@@ -70,7 +70,9 @@ func compareDeployed(in Input, stacks []*cfndiff.StackDiff, opts cfndiff.Options
 
 // compareTemplates diffs what runs with the base's template of the stack (or nested stack) the
 // review diffed as sd; an absent side counts as empty.
-func compareTemplates(sd *cfndiff.StackDiff, name string, running, base *cfn.Object, opts cfndiff.Options) *cfndiff.StackDiff {
+func compareTemplates(
+	sd *cfndiff.StackDiff, name string, running, base *cfn.Object, opts cfndiff.Options,
+) *cfndiff.StackDiff {
 	if running == nil {
 		running = &cfn.Object{}
 	}

@@ -42,7 +42,10 @@ const (
 )
 
 // AllGates lists every gate in the order reports show them.
-var AllGates = []string{GateIncomplete, GateExportInUse, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan, GateSecurityBroadening, GateCompatFail, GatePolicyError, GateDrift}
+var AllGates = []string{
+	GateIncomplete, GateExportInUse, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan,
+	GateSecurityBroadening, GateCompatFail, GatePolicyError, GateDrift,
+}
 
 // DefaultFailOn fails on what cannot deploy, on losing stateful resources and on permissions
 // broadened at high severity or worse (SecurityMinimum); teams opt into the rest.
@@ -63,8 +66,9 @@ type Input struct {
 	Key           string     // identifies the comment (workflow, job, directory)
 	HeadSHA       string     // the pull request's head commit, when known
 	BaseSHA       string     // the commit the change is compared with, when known
-	MergeSHA      string     // the commit whose templates were reviewed when it is not HeadSHA (GitHub's test merge commit)
-	Notes         []string   // things the reviewer must know about how the review was made
+	// MergeSHA is the commit whose templates were reviewed when it is not HeadSHA (GitHub's test merge commit).
+	MergeSHA string
+	Notes    []string // things the reviewer must know about how the review was made
 	// SecurityMinimum is the least severity that triggers security-broadening ("" is high).
 	SecurityMinimum string
 	// BaseUnavailable says why the base could not be read (it failed to synthesize): the review
@@ -147,8 +151,9 @@ func Run(in Input) (*Report, error) {
 	if spec == nil {
 		spec = resourcespec.Default()
 	}
-	rep := &Report{Key: in.Key, HeadSHA: in.HeadSHA, BaseSHA: in.BaseSHA, MergeSHA: in.MergeSHA, OverrideLabel: in.OverrideLabel,
-		Approvals: in.Approvals, TemplateHash: map[string]string{}, Notes: in.Notes, BaseUnavailable: in.BaseUnavailable}
+	rep := &Report{Key: in.Key, HeadSHA: in.HeadSHA, BaseSHA: in.BaseSHA, MergeSHA: in.MergeSHA,
+		OverrideLabel: in.OverrideLabel, Approvals: in.Approvals, TemplateHash: map[string]string{},
+		Notes: in.Notes, BaseUnavailable: in.BaseUnavailable}
 	if rep.OverrideLabel == "" {
 		rep.OverrideLabel = DefaultOverrideLabel
 	}
@@ -180,7 +185,8 @@ func Run(in Input) (*Report, error) {
 	if rep.TemplateHash, err = HashTemplates(in.Head, rep.Mutated); err != nil {
 		return nil, err
 	}
-	rep.Compatibility = compat.CheckAssemblies(compat.AssemblyInput{Base: in.Base, Head: in.Head, Repo: in.Repo, ToolSchemaMax: in.ToolSchemaMax})
+	rep.Compatibility = compat.CheckAssemblies(compat.AssemblyInput{Base: in.Base, Head: in.Head,
+		Repo: in.Repo, ToolSchemaMax: in.ToolSchemaMax})
 	minimum, err := cfndiff.ParseSeverity(in.SecurityMinimum)
 	if err != nil {
 		return nil, err
@@ -204,7 +210,9 @@ func markExisting(head, base *aspects.Report) {
 	}
 }
 
-func applyPolicy(a *assembly.Assembly, cfg *aspects.Config, spec *resourcespec.Spec) (map[string]*cfn.Object, *aspects.Report, error) {
+func applyPolicy(
+	a *assembly.Assembly, cfg *aspects.Config, spec *resourcespec.Spec,
+) (map[string]*cfn.Object, *aspects.Report, error) {
 	app, err := aspects.Build(a)
 	if err != nil {
 		return nil, nil, err
@@ -252,7 +260,8 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 			}
 			for _, f := range s.Diff.Security.Findings() {
 				if f.Severity >= minimum {
-					items[GateSecurityBroadening] = append(items[GateSecurityBroadening], fmt.Sprintf("%s: %s (%s)", s.ID, f.What, f.Level))
+					items[GateSecurityBroadening] = append(items[GateSecurityBroadening],
+						fmt.Sprintf("%s: %s (%s)", s.ID, f.What, f.Level))
 				}
 			}
 		}
@@ -326,7 +335,9 @@ func ValidateGates(names []string) error {
 // MutatedTemplates are the templates the policy's aspects change, by qualified stack id, as the
 // bytes that deploy: the review diffs and hashes exactly these, and deploy deploys them instead
 // of the synthesized files. Read-only aspects change nothing (an empty map).
-func MutatedTemplates(a *assembly.Assembly, policy *aspects.Config, spec *resourcespec.Spec) (map[string][]byte, error) {
+func MutatedTemplates(
+	a *assembly.Assembly, policy *aspects.Config, spec *resourcespec.Spec,
+) (map[string][]byte, error) {
 	if policy == nil || len(policy.Aspects) == 0 {
 		return map[string][]byte{}, nil
 	}

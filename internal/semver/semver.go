@@ -186,9 +186,15 @@ func parseComparator(part string) ([]comparator, error) {
 	}
 	switch len(nums) {
 	case 1:
-		return []comparator{{">=", MustParse(fmt.Sprintf("%d.0.0", nums[0]))}, {"<", MustParse(fmt.Sprintf("%d.0.0", nums[0]+1))}}, nil
+		return []comparator{
+			{">=", MustParse(fmt.Sprintf("%d.0.0", nums[0]))},
+			{"<", MustParse(fmt.Sprintf("%d.0.0", nums[0]+1))},
+		}, nil
 	case 2:
-		return []comparator{{">=", MustParse(fmt.Sprintf("%d.%d.0", nums[0], nums[1]))}, {"<", MustParse(fmt.Sprintf("%d.%d.0", nums[0], nums[1]+1))}}, nil
+		return []comparator{
+			{">=", MustParse(fmt.Sprintf("%d.%d.0", nums[0], nums[1]))},
+			{"<", MustParse(fmt.Sprintf("%d.%d.0", nums[0], nums[1]+1))},
+		}, nil
 	}
 	return []comparator{{"==", full}}, nil
 }

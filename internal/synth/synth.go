@@ -160,7 +160,8 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if _, err := os.Stat(filepath.Join(o.OutDir, "manifest.json")); err != nil {
-		return &Error{Stage: "synth", Command: synth, Err: fmt.Errorf("the app wrote no manifest.json to CDK_OUTDIR; does it call app.synth()?")}
+		return &Error{Stage: "synth", Command: synth, Err: fmt.Errorf(
+			"the app wrote no manifest.json to CDK_OUTDIR; does it call app.synth()?")}
 	}
 	return nil
 }
@@ -188,7 +189,8 @@ func (o Options) installWithCache(ctx context.Context, install, lock string, env
 	useCache := o.CacheDir != "" && lock != ""
 	if useCache && o.User != nil {
 		// The synthesis user must be able to read the cache; if it cannot, install afresh.
-		useCache = os.MkdirAll(o.CacheDir, 0o755) == nil && reachable(filepath.Join(o.CacheDir, "node_modules"), o.User.UID) == nil
+		useCache = os.MkdirAll(o.CacheDir, 0o755) == nil &&
+			reachable(filepath.Join(o.CacheDir, "node_modules"), o.User.UID) == nil
 	}
 	if useCache {
 		b, err := os.ReadFile(filepath.Join(o.Dir, lock))
@@ -253,7 +255,9 @@ func (a appConfig) validationCanFail() bool {
 // (cdk.context.json, then cdk.json's context), with the CLI's metadata defaults, and the
 // validation setting.
 func readApp(dir, explicit string) (appConfig, error) {
-	ctx := map[string]any{"aws:cdk:enable-path-metadata": true, "aws:cdk:enable-asset-metadata": true, "aws:cdk:version-reporting": true}
+	ctx := map[string]any{
+		"aws:cdk:enable-path-metadata": true, "aws:cdk:enable-asset-metadata": true, "aws:cdk:version-reporting": true,
+	}
 	var cdkJSON struct {
 		App        string         `json:"app"`
 		Context    map[string]any `json:"context"`
@@ -387,8 +391,10 @@ func dropUsage(lines []string) []string {
 // secretish names environment variables that carry credentials.
 func secretish(name string) bool {
 	u := strings.ToUpper(name)
-	for _, exact := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_PROFILE",
-		"AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "ACTIONS_RUNTIME_URL", "ACTIONS_CACHE_URL"} {
+	for _, exact := range []string{
+		"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_PROFILE",
+		"AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "ACTIONS_RUNTIME_URL", "ACTIONS_CACHE_URL",
+	} {
 		if u == exact {
 			return true
 		}
@@ -418,14 +424,18 @@ func Scrub(env []string) []string {
 }
 
 var allowedNames = map[string]bool{
-	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true,
-	"TMPDIR": true, "TEMP": true, "TMP": true, "CI": true, "NODE_OPTIONS": true, "NODE_PATH": true, "NODE_EXTRA_CA_CERTS": true,
-	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "JAVA_HOME": true,
-	"GOPATH": true, "GOCACHE": true, "GOMODCACHE": true, "GOFLAGS": true, "GOPROXY": true, "DOTNET_ROOT": true, "VIRTUAL_ENV": true,
-	"PYTHONPATH": true, "PYENV_ROOT": true, "COREPACK_HOME": true, "AWS_REGION": true, "AWS_DEFAULT_REGION": true,
+	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true,
+	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "TMPDIR": true, "TEMP": true, "TMP": true, "CI": true,
+	"NODE_OPTIONS": true, "NODE_PATH": true, "NODE_EXTRA_CA_CERTS": true,
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true,
+	"JAVA_HOME": true, "GOPATH": true, "GOCACHE": true, "GOMODCACHE": true, "GOFLAGS": true, "GOPROXY": true,
+	"DOTNET_ROOT": true, "VIRTUAL_ENV": true, "PYTHONPATH": true, "PYENV_ROOT": true, "COREPACK_HOME": true,
+	"AWS_REGION": true, "AWS_DEFAULT_REGION": true,
 }
 
-var allowedPrefixes = []string{"LC_", "CDK_", "JSII_", "NPM_CONFIG_", "YARN_", "PNPM_", "PIP_", "MAVEN_", "GRADLE_", "NUGET_", "POETRY_", "UV_"}
+var allowedPrefixes = []string{
+	"LC_", "CDK_", "JSII_", "NPM_CONFIG_", "YARN_", "PNPM_", "PIP_", "MAVEN_", "GRADLE_", "NUGET_", "POETRY_", "UV_",
+}
 
 func allowed(name string) bool {
 	u := strings.ToUpper(name)
@@ -444,7 +454,8 @@ func allowed(name string) bool {
 // own (npm writes its cache and logs there), after checking it can reach them.
 func (o Options) sandbox(env []string) ([]string, error) {
 	if os.Geteuid() != 0 {
-		return nil, fmt.Errorf("synthesis as uid %d needs cdkbot to run as root (it runs as uid %d); run without a synthesis user or as root", o.User.UID, os.Geteuid())
+		return nil, fmt.Errorf("synthesis as uid %d needs cdkbot to run as root (it runs as uid %d); "+
+			"run without a synthesis user or as root", o.User.UID, os.Geteuid())
 	}
 	home := strings.TrimSuffix(o.OutDir, string(filepath.Separator)) + ".home"
 	for _, d := range []string{o.OutDir, home} {
@@ -486,7 +497,8 @@ func reachable(dir string, uid uint32) error {
 			return err
 		}
 		if owner, ok := ownerOf(fi); ok && owner != uid && fi.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("the synthesis user (uid %d) cannot reach %s: %s is mode %04o; give others search permission (chmod o+x) or work under another directory", uid, dir, p, fi.Mode().Perm())
+			return fmt.Errorf("the synthesis user (uid %d) cannot reach %s: %s is mode %04o; "+
+				"give others search permission (chmod o+x) or work under another directory", uid, dir, p, fi.Mode().Perm())
 		}
 		if p == filepath.Dir(p) {
 			return nil

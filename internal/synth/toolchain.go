@@ -22,25 +22,35 @@ type toolchain struct {
 // toolchains in the order a directory is matched: lock files first (they pin dependencies the way
 // teams do), then project files.
 var toolchains = []toolchain{
-	{language: "JavaScript/TypeScript (npm)", markers: []string{"package-lock.json", "npm-shrinkwrap.json"}, tool: "npm", install: "npm ci --no-audit --no-fund", nodeLock: true},
-	{language: "JavaScript/TypeScript (yarn)", markers: []string{"yarn.lock"}, tool: "yarn", install: "yarn install --frozen-lockfile", nodeLock: true},
-	{language: "JavaScript/TypeScript (pnpm)", markers: []string{"pnpm-lock.yaml"}, tool: "pnpm", install: "pnpm i --frozen-lockfile", nodeLock: true},
-	{language: "Python (poetry)", markers: []string{"poetry.lock"}, tool: "poetry", install: "poetry install --no-root --no-interaction"},
+	{language: "JavaScript/TypeScript (npm)", markers: []string{"package-lock.json", "npm-shrinkwrap.json"}, tool: "npm",
+		install: "npm ci --no-audit --no-fund", nodeLock: true},
+	{language: "JavaScript/TypeScript (yarn)", markers: []string{"yarn.lock"}, tool: "yarn",
+		install: "yarn install --frozen-lockfile", nodeLock: true},
+	{language: "JavaScript/TypeScript (pnpm)", markers: []string{"pnpm-lock.yaml"}, tool: "pnpm",
+		install: "pnpm i --frozen-lockfile", nodeLock: true},
+	{language: "Python (poetry)", markers: []string{"poetry.lock"}, tool: "poetry",
+		install: "poetry install --no-root --no-interaction"},
 	{language: "Python (pipenv)", markers: []string{"Pipfile.lock"}, tool: "pipenv", install: "pipenv sync"},
 	{language: "Python (pip)", markers: []string{"requirements.txt"}, tool: "python3",
-		install: "python3 -m venv .venv && .venv/bin/python -m pip install --disable-pip-version-check --quiet -r requirements.txt", venv: true},
+		install: "python3 -m venv .venv && " +
+			".venv/bin/python -m pip install --disable-pip-version-check --quiet -r requirements.txt", venv: true},
 	{language: "Java (Maven)", markers: []string{"pom.xml"}, tool: "mvn"},
 	{language: "Go", markers: []string{"go.mod"}, tool: "go"},
-	{language: "C#/F# (.NET)", markers: []string{"*.sln", "*.csproj", "*.fsproj", "src/*.sln", "src/*/*.csproj", "src/*/*.fsproj"}, tool: "dotnet"},
+	{language: "C#/F# (.NET)",
+		markers: []string{"*.sln", "*.csproj", "*.fsproj", "src/*.sln", "src/*/*.csproj", "src/*/*.fsproj"}, tool: "dotnet"},
 }
 
 // shellBuiltin are commands an app's command may start with that are not programs on PATH.
-var shellBuiltin = map[string]bool{"cd": true, "export": true, "set": true, "exec": true, ".": true, "source": true, "exit": true}
+var shellBuiltin = map[string]bool{
+	"cd": true, "export": true, "set": true, "exec": true, ".": true, "source": true, "exit": true,
+}
 
 // WorkspaceFiles are the files a synthesis may read in the directories above the app's, in a
 // monorepo: the toolchains' lock and project files, and the workspace settings beside them.
 func WorkspaceFiles() []string {
-	out := []string{"package.json", "pnpm-workspace.yaml", ".npmrc", ".yarnrc", ".yarnrc.yml", "tsconfig.json", "tsconfig.base.json"}
+	out := []string{
+		"package.json", "pnpm-workspace.yaml", ".npmrc", ".yarnrc", ".yarnrc.yml", "tsconfig.json", "tsconfig.base.json",
+	}
 	for _, tc := range toolchains {
 		for _, m := range tc.markers {
 			if !strings.ContainsAny(m, "*/") {
@@ -68,10 +78,11 @@ func detect(dir string) (*toolchain, string) {
 // missingTool says, in words a user can act on, that the environment lacks what the app needs.
 func missingTool(language, marker, tool, command string) error {
 	return &Error{Stage: "install", Command: command, Err: fmt.Errorf(
-		"this is a %s app (%s) and %s is not on PATH here. The cdkbot image synthesizes JavaScript/TypeScript and Python (pip) apps; "+
-			"for other languages run cdkbot from the setup action in a job that installs the toolchain first (actions/setup-java, "+
-			"actions/setup-go, actions/setup-dotnet; see \"Apps in any language\" in the README), or synthesize in an earlier step "+
-			"and pass base-assembly and head-assembly", language, marker, tool)}
+		"this is a %s app (%s) and %s is not on PATH here. "+
+			"The cdkbot image synthesizes JavaScript/TypeScript and Python (pip) apps; "+
+			"for other languages run cdkbot from the setup action in a job that installs the toolchain first "+
+			"(actions/setup-java, actions/setup-go, actions/setup-dotnet; see \"Apps in any language\" in the README), "+
+			"or synthesize in an earlier step and pass base-assembly and head-assembly", language, marker, tool)}
 }
 
 // lookPath finds program on the PATH of env (the app's environment, not cdkbot's); a path

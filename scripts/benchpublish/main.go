@@ -77,7 +77,9 @@ func gen(dir string, n int) error {
 		}
 	}
 	// Schema 36: what both cdkbot and the reference cdk-assets (≤ 54) read.
-	if err := writeJSON(filepath.Join(dir, "Bench.assets.json"), map[string]any{"version": "36.0.0", "files": files, "dockerImages": map[string]any{}}); err != nil {
+	if err := writeJSON(filepath.Join(dir, "Bench.assets.json"), map[string]any{
+		"version": "36.0.0", "files": files, "dockerImages": map[string]any{},
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "benchpublish: %d assets, %.0f MB\n", n, float64(total)/(1<<20))

@@ -181,8 +181,8 @@ func NewWith(t testing.TB, o Options) *Server {
 	}
 	s := &Server{t: t, spec: ghspec.Load(t, o.Flavour), graphql: "/graphql", Tokens: o.Tokens,
 		Comments: map[int][]*Comment{}, Fail: map[string][]Response{}, Drop: map[string]int{}, PerPage: 100, nextID: 1000,
-		Pulls: map[int]*PullRequest{}, CommitPulls: map[string][]int{}, LabelEvents: map[int][]LabelEvent{}, Reviews: map[int][]Review{},
-		Permissions: map[string]string{}, Operations: map[string]int{}}
+		Pulls: map[int]*PullRequest{}, CommitPulls: map[string][]int{}, LabelEvents: map[int][]LabelEvent{},
+		Reviews: map[int][]Review{}, Permissions: map[string]string{}, Operations: map[string]int{}}
 	if o.Flavour != ghspec.DotCom {
 		s.base, s.graphql = "/api/v3", "/api/graphql"
 	}
@@ -276,7 +276,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.Operations[op.ID]++
 		logOperation(op)
 		if !authed {
-			writeJSON(rec, http.StatusUnauthorized, map[string]any{"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
+			writeJSON(rec, http.StatusUnauthorized, map[string]any{
+				"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest",
+			})
 			break
 		}
 		if script := s.Fail[key]; len(script) > 0 {
@@ -330,7 +332,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func notFound(w http.ResponseWriter) {
-	writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+	writeJSON(w, http.StatusNotFound, map[string]any{
+		"message": "Not Found", "documentation_url": "https://docs.github.com/rest",
+	})
 }
 
 // serveGraphQL answers into rec; false when it answered w directly (a violation).
@@ -363,8 +367,13 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, rec *httptest.ResponseRecor
 			}
 		}
 		if !found {
-			writeJSON(rec, http.StatusOK, map[string]any{"data": map[string]any{"minimizeComment": nil},
-				"errors": []any{map[string]any{"type": "NOT_FOUND", "message": fmt.Sprintf("Could not resolve to a node with the global id of '%s'", id)}}})
+			writeJSON(rec, http.StatusOK, map[string]any{
+				"data": map[string]any{"minimizeComment": nil},
+				"errors": []any{map[string]any{
+					"type":    "NOT_FOUND",
+					"message": fmt.Sprintf("Could not resolve to a node with the global id of '%s'", id),
+				}},
+			})
 			return true
 		}
 		data["minimizeComment"] = map[string]any{"minimizedComment": map[string]any{"isMinimized": true}}
@@ -377,7 +386,9 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, rec *httptest.ResponseRecor
 }
 
 // serveREST acts on a described request and writes GitHub's answer.
-func (s *Server) serveREST(w *httptest.ResponseRecorder, r *http.Request, op *ghspec.Operation, who Identity, path string, body []byte) {
+func (s *Server) serveREST(
+	w *httptest.ResponseRecorder, r *http.Request, op *ghspec.Operation, who Identity, path string, body []byte,
+) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	num := func(i int) int { n, _ := strconv.Atoi(parts[i]); return n }
 	var in map[string]any
@@ -402,8 +413,13 @@ func (s *Server) serveREST(w *httptest.ResponseRecorder, r *http.Request, op *gh
 		c := s.addComment(num(4), who.REST(), str("body"))
 		if len(c.Body) > 65536 {
 			s.Comments[num(4)] = s.Comments[num(4)][:len(s.Comments[num(4)])-1]
-			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "documentation_url": "https://docs.github.com/rest",
-				"errors": []any{map[string]any{"resource": "IssueComment", "code": "custom", "field": "body", "message": "body is too long (maximum is 65536 characters)"}}})
+			writeJSON(w, http.StatusUnprocessableEntity, map[string]any{
+				"message": "Validation Failed", "documentation_url": "https://docs.github.com/rest",
+				"errors": []any{map[string]any{
+					"resource": "IssueComment", "code": "custom", "field": "body",
+					"message": "body is too long (maximum is 65536 characters)",
+				}},
+			})
 			return
 		}
 		writeJSON(w, http.StatusCreated, s.commentJSON(num(4), c))
@@ -460,16 +476,20 @@ func (s *Server) serveREST(w *httptest.ResponseRecorder, r *http.Request, op *gh
 	case "issues/list-events":
 		items := []any{}
 		for i, e := range s.LabelEvents[num(4)] {
-			items = append(items, map[string]any{"id": 9000 + i, "node_id": fmt.Sprintf("LE_%d", i), "url": s.URL + "/events/" + strconv.Itoa(9000+i),
-				"actor": simpleUser(e.Actor), "event": "labeled", "commit_id": nil, "commit_url": nil, "created_at": "2026-11-20T10:00:00Z",
-				"performed_via_github_app": nil, "label": map[string]any{"name": e.Label, "color": "d73a4a"}})
+			items = append(items, map[string]any{
+				"id": 9000 + i, "node_id": fmt.Sprintf("LE_%d", i), "url": s.URL + "/events/" + strconv.Itoa(9000+i),
+				"actor": simpleUser(e.Actor), "event": "labeled", "commit_id": nil, "commit_url": nil,
+				"created_at": "2026-11-20T10:00:00Z", "performed_via_github_app": nil,
+				"label": map[string]any{"name": e.Label, "color": "d73a4a"},
+			})
 		}
 		s.page(w, r, items)
 	case "pulls/list-reviews":
 		items := []any{}
 		for i, rv := range s.Reviews[num(4)] {
 			obj := template(s.t, "pull_request_review", "submitted", "review")
-			obj["id"], obj["node_id"], obj["user"], obj["state"], obj["body"] = 7000+i, fmt.Sprintf("PRR_%d", i), simpleUser(rv.User), rv.State, ""
+			obj["id"], obj["node_id"], obj["user"], obj["state"], obj["body"] =
+				7000+i, fmt.Sprintf("PRR_%d", i), simpleUser(rv.User), rv.State, ""
 			obj["commit_id"] = rv.CommitID
 			items = append(items, obj)
 		}
@@ -488,7 +508,10 @@ func (s *Server) serveREST(w *httptest.ResponseRecorder, r *http.Request, op *gh
 		writeJSON(w, http.StatusOK, map[string]any{"permission": perm, "role_name": role, "user": u})
 	case "checks/create":
 		s.nextID++
-		cr := &CheckRun{ID: s.nextID, Name: str("name"), HeadSHA: str("head_sha"), Status: str("status"), Conclusion: str("conclusion"), ExternalID: str("external_id")}
+		cr := &CheckRun{
+			ID: s.nextID, Name: str("name"), HeadSHA: str("head_sha"), Status: str("status"),
+			Conclusion: str("conclusion"), ExternalID: str("external_id"),
+		}
 		if cr.Conclusion != "" {
 			cr.Status = "completed"
 		}
@@ -525,7 +548,8 @@ func (s *Server) serveREST(w *httptest.ResponseRecorder, r *http.Request, op *gh
 	case "repos/list-deployments":
 		items := []any{}
 		for _, d := range s.Deployments {
-			if q := r.URL.Query(); (q.Get("ref") == "" || q.Get("ref") == d.Ref) && (q.Get("environment") == "" || q.Get("environment") == d.Environment) {
+			if q := r.URL.Query(); (q.Get("ref") == "" || q.Get("ref") == d.Ref) &&
+				(q.Get("environment") == "" || q.Get("environment") == d.Environment) {
 				items = append(items, s.deploymentJSON(d))
 			}
 		}
@@ -536,7 +560,8 @@ func (s *Server) serveREST(w *httptest.ResponseRecorder, r *http.Request, op *gh
 			if d.ID == id {
 				d.States, d.LogURLs = append(d.States, str("state")), append(d.LogURLs, str("log_url"))
 				obj := template(s.t, "deployment_status", "created", "deployment_status")
-				obj["id"], obj["state"], obj["description"], obj["log_url"], obj["environment"] = id*10+int64(len(d.States)), str("state"), str("description"), str("log_url"), d.Environment
+				obj["id"], obj["state"], obj["description"], obj["log_url"], obj["environment"] =
+					id*10+int64(len(d.States)), str("state"), str("description"), str("log_url"), d.Environment
 				obj["creator"], obj["target_url"] = simpleUser(who.REST()), str("log_url")
 				writeJSON(w, http.StatusCreated, obj)
 				return
@@ -559,7 +584,10 @@ func (s *Server) serveREST(w *httptest.ResponseRecorder, r *http.Request, op *gh
 				labels = append(labels, n)
 			}
 		}
-		is := &Issue{Number: 500 + len(s.Issues), Title: str("title"), Body: str("body"), State: "open", User: who.REST(), Labels: labels}
+		is := &Issue{
+			Number: 500 + len(s.Issues), Title: str("title"), Body: str("body"), State: "open",
+			User: who.REST(), Labels: labels,
+		}
 		s.Issues = append(s.Issues, is)
 		writeJSON(w, http.StatusCreated, s.issueJSON(is))
 	default:
@@ -646,10 +674,13 @@ func simpleUser(login string) map[string]any {
 	if strings.HasSuffix(login, "[bot]") {
 		typ = "Bot"
 	}
-	u := map[string]any{"login": login, "id": id, "node_id": fmt.Sprintf("U_%d", id), "avatar_url": "https://avatars.githubusercontent.com/u/1",
-		"gravatar_id": "", "url": "https://api.github.com/users/" + login, "html_url": "https://github.com/" + login,
+	u := map[string]any{"login": login, "id": id, "node_id": fmt.Sprintf("U_%d", id),
+		"avatar_url": "https://avatars.githubusercontent.com/u/1", "gravatar_id": "",
+		"url": "https://api.github.com/users/" + login, "html_url": "https://github.com/" + login,
 		"type": typ, "site_admin": false}
-	for _, k := range []string{"followers", "following", "gists", "starred", "subscriptions", "organizations", "repos", "events", "received_events"} {
+	for _, k := range []string{
+		"followers", "following", "gists", "starred", "subscriptions", "organizations", "repos", "events", "received_events",
+	} {
 		u[k+"_url"] = "https://api.github.com/users/" + login + "/" + k
 	}
 	return u
@@ -657,9 +688,13 @@ func simpleUser(login string) map[string]any {
 
 func privateUser(login string) map[string]any {
 	u := simpleUser(login)
-	for k, v := range map[string]any{"name": login, "company": nil, "blog": "", "location": nil, "email": nil, "hireable": nil, "bio": nil,
-		"public_repos": 1, "public_gists": 0, "followers": 0, "following": 0, "created_at": "2020-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
-		"private_gists": 0, "total_private_repos": 0, "owned_private_repos": 0, "disk_usage": 0, "collaborators": 0, "two_factor_authentication": true} {
+	for k, v := range map[string]any{
+		"name": login, "company": nil, "blog": "", "location": nil, "email": nil, "hireable": nil, "bio": nil,
+		"public_repos": 1, "public_gists": 0, "followers": 0, "following": 0,
+		"created_at": "2020-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+		"private_gists": 0, "total_private_repos": 0, "owned_private_repos": 0, "disk_usage": 0, "collaborators": 0,
+		"two_factor_authentication": true,
+	} {
 		u[k] = v
 	}
 	return u
@@ -686,7 +721,8 @@ func labelsJSON(t testing.TB, names []string) []any {
 
 func (s *Server) pullJSON(pr *PullRequest) map[string]any {
 	obj := template(s.t, "pull_request", "opened", "pull_request")
-	obj["number"], obj["title"], obj["user"], obj["labels"] = pr.Number, pr.Title, simpleUser(pr.Author), labelsJSON(s.t, pr.Labels)
+	obj["number"], obj["title"], obj["user"], obj["labels"] =
+		pr.Number, pr.Title, simpleUser(pr.Author), labelsJSON(s.t, pr.Labels)
 	obj["auto_merge"] = nil
 	obj["merge_commit_sha"] = nilIfEmpty(pr.MergeCommitSHA)
 	if pr.Mergeable != nil {
@@ -711,24 +747,28 @@ func (s *Server) pullJSON(pr *PullRequest) map[string]any {
 
 func (s *Server) checkRunJSON(cr *CheckRun) map[string]any {
 	obj := template(s.t, "check_run", "completed", "check_run")
-	obj["id"], obj["node_id"], obj["name"], obj["head_sha"], obj["status"] = cr.ID, fmt.Sprintf("CR_%d", cr.ID), cr.Name, cr.HeadSHA, cr.Status
+	obj["id"], obj["node_id"], obj["name"], obj["head_sha"], obj["status"] =
+		cr.ID, fmt.Sprintf("CR_%d", cr.ID), cr.Name, cr.HeadSHA, cr.Status
 	obj["conclusion"], obj["external_id"] = nilIfEmpty(cr.Conclusion), cr.ExternalID
 	obj["html_url"] = fmt.Sprintf("https://github.test/acme/shop/runs/%d", cr.ID)
 	obj["url"] = fmt.Sprintf("%s/repos/acme/shop/check-runs/%d", s.URL, cr.ID)
 	out := obj["output"].(map[string]any)
-	out["title"], out["summary"], out["text"], out["annotations_count"] = nilIfEmpty(cr.Title), nilIfEmpty(cr.Summary), nil, len(cr.Annotations)
+	out["title"], out["summary"], out["text"], out["annotations_count"] =
+		nilIfEmpty(cr.Title), nilIfEmpty(cr.Summary), nil, len(cr.Annotations)
 	return obj
 }
 
 func (s *Server) deploymentJSON(d *Deployment) map[string]any {
 	obj := template(s.t, "deployment", "created", "deployment")
-	obj["id"], obj["node_id"], obj["ref"], obj["sha"], obj["environment"], obj["description"] = d.ID, fmt.Sprintf("DE_%d", d.ID), d.Ref, d.Ref, d.Environment, d.Description
+	obj["id"], obj["node_id"], obj["ref"], obj["sha"], obj["environment"], obj["description"] =
+		d.ID, fmt.Sprintf("DE_%d", d.ID), d.Ref, d.Ref, d.Environment, d.Description
 	return obj
 }
 
 func (s *Server) issueJSON(is *Issue) map[string]any {
 	obj := template(s.t, "issues", "opened", "issue")
-	obj["number"], obj["title"], obj["body"], obj["state"], obj["user"], obj["labels"] = is.Number, is.Title, is.Body, is.State, simpleUser(is.User), labelsJSON(s.t, is.Labels)
+	obj["number"], obj["title"], obj["body"], obj["state"], obj["user"], obj["labels"] =
+		is.Number, is.Title, is.Body, is.State, simpleUser(is.User), labelsJSON(s.t, is.Labels)
 	obj["html_url"] = fmt.Sprintf("https://github.test/acme/shop/issues/%d", is.Number)
 	delete(obj, "pull_request")
 	return obj

@@ -56,7 +56,8 @@ func Start(t testing.TB) *Server {
 	}
 	py := motoPython(t)
 	port := freePort(t)
-	cmd := exec.Command(py, filepath.Join(repoRoot(), "internal", "testutil", "moto", "launcher.py"), "-H", "127.0.0.1", "-p", port)
+	cmd := exec.Command(py, filepath.Join(repoRoot(), "internal", "testutil", "moto", "launcher.py"),
+		"-H", "127.0.0.1", "-p", port)
 	ownGroup(cmd)
 	logf, err := os.Create(filepath.Join(t.TempDir(), "moto.log"))
 	if err != nil {
