@@ -28,6 +28,9 @@ type Marker struct {
 	// Unverified marks a review cdkbot re-rendered from a fork's report: the deploy flow does not
 	// take it as what was reviewed.
 	Unverified bool `json:"unverified,omitempty"`
+	// HeadAssembly is "given" when the head assembly was handed to cdkbot instead of synthesized
+	// by it from the revision.
+	HeadAssembly string `json:"headAssembly,omitempty"`
 }
 
 // comment renders m as the hidden comment a body starts with. "--" cannot appear inside an HTML
@@ -39,8 +42,12 @@ func (m Marker) comment() string {
 
 // MarkerComment renders the hidden marker of a report.
 func MarkerComment(r *review.Report) string {
-	return Marker{Tool: "cdkbot", Key: r.Key,
-		HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, MergeSHA: r.MergeSHA, Templates: r.TemplateHash}.comment()
+	m := Marker{Tool: "cdkbot", Key: r.Key,
+		HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, MergeSHA: r.MergeSHA, Templates: r.TemplateHash}
+	if r.HeadGiven {
+		m.HeadAssembly = "given"
+	}
+	return m.comment()
 }
 
 // ReviewHeadline is the one line a reviewer acts on (the comment's heading, the check run's title).

@@ -69,6 +69,9 @@ type Input struct {
 	// MergeSHA is the commit whose templates were reviewed when it is not HeadSHA (GitHub's test merge commit).
 	MergeSHA string
 	Notes    []string // things the reviewer must know about how the review was made
+	// HeadGiven is true when the head assembly was handed to cdkbot (an input, a flag) instead
+	// of synthesized by it from the revision: the review says so, and so does its marker.
+	HeadGiven bool
 	// SecurityMinimum is the least severity that triggers security-broadening ("" is high).
 	SecurityMinimum string
 	// BaseUnavailable says why the base could not be read (it failed to synthesize): the review
@@ -124,6 +127,8 @@ type Report struct {
 	// stack id (the others deploy as synthesized).
 	Mutated map[string][]byte `json:"-"`
 	Notes   []string          `json:"notes,omitempty"`
+	// HeadGiven: the head assembly was given, not synthesized by cdkbot (Input.HeadGiven).
+	HeadGiven bool `json:"headGiven,omitempty"`
 	// BaseUnavailable fails the review whatever the gates say (fail closed).
 	BaseUnavailable string `json:"baseUnavailable,omitempty"`
 	// Deployed compares what runs with the base, per stack read (empty without credentials).
@@ -153,7 +158,7 @@ func Run(in Input) (*Report, error) {
 	}
 	rep := &Report{Key: in.Key, HeadSHA: in.HeadSHA, BaseSHA: in.BaseSHA, MergeSHA: in.MergeSHA,
 		OverrideLabel: in.OverrideLabel, Approvals: in.Approvals, TemplateHash: map[string]string{},
-		Notes: in.Notes, BaseUnavailable: in.BaseUnavailable}
+		Notes: in.Notes, BaseUnavailable: in.BaseUnavailable, HeadGiven: in.HeadGiven}
 	if rep.OverrideLabel == "" {
 		rep.OverrideLabel = DefaultOverrideLabel
 	}
