@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,16 +70,26 @@ func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
 	if err != nil {
 		return stopped(failure.InputErr(err))
 	}
-	if rep.Unreviewed, err = m.unreviewed(ctx, a, templates); err != nil {
+	c, err := m.compare(ctx, a, templates)
+	if err != nil {
 		return stopped(err)
 	}
+	rep.Unreviewed = c.lines
 	for _, u := range rep.Unreviewed {
 		d.Runner.Warning("cdkbot: not as reviewed: %s", u)
 	}
-	if len(rep.Unreviewed) > 0 && in.OnUnreviewed == "refuse" {
+	switch {
+	case len(rep.Unreviewed) > 0 && c.bound:
+		// What holds is this comparison: the review of code its author controls is advisory.
+		rep.Refused = fmt.Sprintf("nothing deployed: %d item(s) differ from what cdkbot's review of the merged pull "+
+			"request showed, and a merge deploys only what its review showed. Review the change in a pull request "+
+			"(cdkbot reviews each push to it) and merge once the review shows it.", len(rep.Unreviewed))
+	case len(rep.Unreviewed) > 0 && in.OnUnreviewed == "refuse":
 		rep.Refused = fmt.Sprintf("on-unreviewed is refuse: nothing deployed, "+
 			"because %d item(s) differ from what reviewers saw. "+
 			"Review them in a pull request, or deploy with on-unreviewed: warn.", len(rep.Unreviewed))
+	}
+	if rep.Refused != "" {
 		d.Runner.Error("cdkbot: %s", rep.Refused)
 		m.finish(ctx, rep, true)
 		return ErrBlocked
@@ -127,17 +138,26 @@ func (m *merge) mergedPullRequests(ctx context.Context) []githubapi.MergedPullRe
 }
 
 // approved is require-approval: broadening's rule: every merged pull request was approved
-// under the same rule as its review's gates (someone other than its author with write access).
+// under the same rule as its review's gates (someone other than its author with write access),
+// and the approval covers everything its last review showed.
 func (m *merge) approved(ctx context.Context) bool {
 	if len(m.prs) == 0 {
 		return false // pushed directly: nobody approved
 	}
 	for _, pr := range m.prs {
-		got, ignored := approvals(ctx, m.d.GitHub, m.in.Gate.Approval, m.in.Gate.label(),
+		got, ignored, shown := boundApprovals(ctx, m.d.GitHub, m.in.Gate.Approval, m.in.Gate.label(), m.in.Key,
 			pr.Facts)
 		for _, why := range ignored {
 			m.d.Runner.Warning("cdkbot: require-approval broadening, #%d: %s", pr.Number, why)
 		}
+		got = slices.DeleteFunc(got, func(a review.Approval) bool {
+			if coversAll(a, shown) {
+				return false
+			}
+			m.d.Runner.Warning("cdkbot: require-approval broadening, #%d: the approval by %s (%s) does not cover "+
+				"everything its last review showed", pr.Number, a.By, a.Via)
+			return true
+		})
 		if len(got) == 0 {
 			return false
 		}
@@ -146,53 +166,96 @@ func (m *merge) approved(ctx context.Context) bool {
 	return true
 }
 
-// unreviewed compares the templates about to deploy (templates: policy-mutated where the policy
-// changes them, as the review hashed them) with the newest review marker on each merged pull request,
-// written by the token's own identity (anyone can paste a marker). With several pull requests
-// a stack counts as reviewed when any review saw its template.
-func (m *merge) unreviewed(ctx context.Context, a *assembly.Assembly, templates map[string][]byte) ([]string, error) {
-	deploying, err := review.HashTemplates(a, templates)
+// comparison is what the deploy found when it compared itself with the reviews.
+type comparison struct {
+	lines []string // "what: why", one per difference, sorted as found
+	// bound is true when a merged pull request has a review cdkbot wrote and can verify: the
+	// deploy is then bound to it, whatever on-unreviewed says.
+	bound bool
+}
+
+// compare checks what is about to deploy (templates: policy-mutated where the policy changes
+// them) against the newest review marker on each merged pull request, written by the token's
+// own identity (anyone can paste a marker): every stack's deploy identity (name, environment,
+// template, parameters, tags, termination protection, notifications, roles, asset content) must
+// be one a review recorded, the merged head must be the reviewed one, and the review must not
+// have blocked. With several pull requests a stack counts as reviewed when any review saw it as
+// it is now.
+func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map[string][]byte) (comparison, error) {
+	deploying, err := review.Identities(a, templates)
 	if err != nil {
-		return nil, failure.InputErr(err)
+		return comparison{}, failure.InputErr(err)
 	}
 	if len(m.prs) == 0 {
-		return []string{fmt.Sprintf("%s was pushed without a merged pull request: no review saw it",
-			commitid.Short(m.in.After, commitid.GitHub))}, nil
+		return comparison{lines: []string{fmt.Sprintf("%s was pushed without a merged pull request: no review saw it",
+			commitid.Short(m.in.After, commitid.GitHub))}}, nil
 	}
+	var c comparison
 	seen := map[string]bool{}
-	var lines []string
+	var stackLines [][2]string // stack id, line
 	for _, pr := range m.prs {
 		bodies, err := m.d.GitHub.OwnCommentBodies(ctx, pr.Number, func(b string) bool {
 			mk, ok := render.ParseMarker(b)
-			return ok && mk.Templates != nil && !strings.HasPrefix(mk.Key, "deploy/")
+			return ok && !strings.HasPrefix(mk.Key, "deploy/")
 		})
 		if err != nil {
 			m.warn(fmt.Sprintf("could not read the review of #%d", pr.Number), err)
 		}
 		if len(bodies) == 0 {
-			lines = append(lines, fmt.Sprintf("#%d has no cdkbot review", pr.Number))
+			c.lines = append(c.lines, fmt.Sprintf("#%d has no cdkbot review", pr.Number))
 			continue
 		}
 		mk, _ := render.ParseMarker(bodies[len(bodies)-1])
 		if mk.Unverified {
-			lines = append(lines,
+			c.lines = append(c.lines,
 				fmt.Sprintf("#%d was reviewed in a fork's workflow, whose report cdkbot cannot verify", pr.Number))
 			continue
 		}
+		c.bound = true
 		where := fmt.Sprintf("#%d at %s", pr.Number, commitid.Short(mk.HeadSHA, commitid.GitHub))
-		if mk.HeadSHA != "" && pr.HeadSHA != "" && mk.HeadSHA != pr.HeadSHA {
-			lines = append(lines, fmt.Sprintf("#%d merged %s, but its review is of %s",
-				pr.Number, commitid.Short(pr.HeadSHA, commitid.GitHub), commitid.Short(mk.HeadSHA, commitid.GitHub)))
+		switch {
+		case mk.Stacks == nil:
+			c.lines = append(c.lines, fmt.Sprintf("#%d's review was made by a cdkbot that recorded no deploy identities: "+
+				"review it again", pr.Number))
+			continue
+		case mk.HeadSHA != "" && pr.HeadSHA != "" && mk.HeadSHA != pr.HeadSHA:
+			c.lines = append(c.lines, fmt.Sprintf("#%d merged %s, but its review is of %s", pr.Number,
+				commitid.Short(pr.HeadSHA, commitid.GitHub), commitid.Short(mk.HeadSHA, commitid.GitHub)))
+		case mk.Blocked:
+			c.lines = append(c.lines, fmt.Sprintf("#%d's review blocked this change (a gate failed and no approval "+
+				"covered it)", pr.Number))
 		}
-		for id, h := range deploying {
-			if mk.Templates[id] == h {
-				seen[id] = true
+		for _, id := range slices.Sorted(maps.Keys(deploying)) {
+			enc, ok := mk.Stacks[id]
+			if !ok {
+				stackLines = append(stackLines, [2]string{id, fmt.Sprintf("%s: not in the review of %s", id, where)})
+				continue
 			}
+			reviewed, err := review.ParseIdentity(enc)
+			if err != nil {
+				stackLines = append(stackLines, [2]string{id, fmt.Sprintf("%s: the review of %s recorded it unreadably",
+					id, where)})
+				continue
+			}
+			if differs := reviewed.Differs(deploying[id]); len(differs) > 0 {
+				verb := "differs"
+				if len(differs) > 1 {
+					verb = "differ"
+				}
+				stackLines = append(stackLines, [2]string{id, fmt.Sprintf("%s: %s %s from the review of %s",
+					id, strings.Join(differs, ", "), verb, where)})
+				continue
+			}
+			seen[id] = true
 		}
-		lines = append(lines, review.Unreviewed(mk.Templates, deploying, where)...)
 	}
 	// A stack any review saw as it is now is reviewed, whichever pull request changed it.
-	return slices.DeleteFunc(lines, func(l string) bool { return seen[strings.SplitN(l, ":", 2)[0]] }), nil
+	for _, sl := range stackLines {
+		if !seen[sl[0]] {
+			c.lines = append(c.lines, sl[1])
+		}
+	}
+	return c, nil
 }
 
 // openDeployments records one GitHub deployment per AWS environment, in progress.

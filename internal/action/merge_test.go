@@ -45,14 +45,14 @@ func TestDeployApprovalUsesTheReviewRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hashes, _ := review.TemplateHashes(a, nil)
+	ids, _ := review.Identities(a, nil)
 	srv := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{"ghs_app": ghserver.AppToken}})
 	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t", MergedAt: "2026-11-20T10:00:00Z",
 		Labels: []string{label}}
 	srv.CommitPulls["c1"] = []int{7}
 	srv.LabelEvents[7] = []ghserver.LabelEvent{{Label: label, Actor: "dev"}}
 	srv.Permissions["dev"], srv.Permissions["bob"] = "admin", "write"
-	srv.Add(7, "cdk-deployer[bot]", render.MarkerComment(&review.Report{Key: "cdk/review/.", HeadSHA: "h7", TemplateHash: hashes}))
+	srv.Add(7, "cdk-deployer[bot]", render.MarkerComment(&review.Report{Key: "cdk/review/.", HeadSHA: "h7", Identity: ids}))
 	gh, err := githubapi.New(githubapi.Options{Token: "ghs_app", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestDeployApprovalUsesTheReviewRule(t *testing.T) {
 	if !r.has("dev is the pull request's author") || r.has("not as reviewed") {
 		t.Errorf("log:\n%s", r)
 	}
-	srv.LabelEvents[7] = append(srv.LabelEvents[7], ghserver.LabelEvent{Label: label, Actor: "bob"})
+	srv.Label(7, label, "bob") // after the review comment: bob approved what it showed
 	if err := DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, in); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,8 @@ func TestForkReviewIsNotTakenAsReviewed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hashes, _ := review.TemplateHashes(a, nil)
+	ids, _ := review.Identities(a, nil)
+	hashes := review.IdentityStrings(ids) // what the fork's report claims: it must not count
 	srv := ghserver.New(t, "ghs_x")
 	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "mallory", HeadSHA: "h7", BaseRef: "main", HeadRef: "t", MergedAt: "2026-11-20T10:00:00Z"}
 	srv.CommitPulls["c1"] = []int{7}
@@ -121,11 +122,11 @@ func TestDeployGetsTheTemplatesItCompared(t *testing.T) {
 	if err != nil || len(mutated) == 0 {
 		t.Fatalf("the tags aspect mutates nothing here (%v): the test proves nothing", err)
 	}
-	hashes, _ := review.TemplateHashes(a, policy)
+	ids, _ := review.Identities(a, mutated)
 	srv := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{"ghs_app": ghserver.AppToken}})
 	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t", MergedAt: "2026-11-20T10:00:00Z"}
 	srv.CommitPulls["c1"] = []int{7}
-	srv.Add(7, "cdk-deployer[bot]", render.MarkerComment(&review.Report{Key: "cdk/review/.", HeadSHA: "h7", TemplateHash: hashes}))
+	srv.Add(7, "cdk-deployer[bot]", render.MarkerComment(&review.Report{Key: "cdk/review/.", HeadSHA: "h7", Identity: ids}))
 	gh, err := githubapi.New(githubapi.Options{Token: "ghs_app", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
 	if err != nil {
 		t.Fatal(err)

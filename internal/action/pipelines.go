@@ -31,6 +31,9 @@ func (p *ReviewPipeline) UsesAssemblies() bool { return p.Options.HeadAssembly !
 // Review runs the pipeline for one request.
 func (p *ReviewPipeline) Review(ctx context.Context, req ReviewRequest) (*review.Report, error) {
 	o := p.Options
+	// A pull request's committed assembly is whatever its author wrote: the head is synthesized
+	// (or given as head-assembly, which the comment says), never read from the revision.
+	o.CommittedHead = false
 	o.Key, o.HeadSHA, o.MergeSHA, o.Approvals, o.Notes = req.Key, req.HeadSHA, req.MergeSHA, req.Approvals, req.Notes
 	if p.UsesAssemblies() {
 		o.BaseSHA = req.Base

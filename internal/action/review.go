@@ -58,6 +58,9 @@ type Gate struct {
 	// AnnotationPath is the repository file check-run annotations point at (the app's cdk.json).
 	AnnotationPath string
 	RunURL         string
+	// Run is this workflow run's attempt ("<run id>.<attempt>"), which makes its check run's
+	// external id its own; "" outside Actions.
+	Run string
 }
 
 func (g Gate) label() string {
@@ -112,8 +115,7 @@ func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error 
 		}
 	}
 	var ignored []string
-	req.Approvals, ignored = approvals(ctx, d.GitHub, in.Gate.Approval, in.Gate.label(),
-		in.PR)
+	req.Approvals, ignored, _ = boundApprovals(ctx, d.GitHub, in.Gate.Approval, in.Gate.label(), in.Key, in.PR)
 	req.Notes = append(req.Notes, ignored...)
 	rep, err := d.Reviewer.Review(ctx, req)
 	if err != nil {
@@ -249,7 +251,10 @@ func postComment(ctx context.Context, d Deps, number int, rep *review.Report, al
 
 // checkRun reports the verdict as a check run on sha. A token that cannot write checks (a
 // fork's, or one without checks: write) leaves the verdict to the job's exit code, with a
-// notice; GitHub trouble is a warning, since the exit code carries the verdict anyway.
+// notice; GitHub trouble is a warning, since the exit code carries the verdict anyway. When the
+// check run could not be created and an earlier run's check run on sha was made to carry this
+// verdict instead, a warning says which; when even that failed, an error says the commit may
+// show an earlier verdict (the job still fails when this verdict does).
 func checkRun(ctx context.Context, d Deps, g Gate, rep *review.Report, sha string) {
 	name := g.CheckName
 	switch name {
@@ -275,11 +280,16 @@ func checkRun(ctx context.Context, d Deps, g Gate, rep *review.Report, sha strin
 		}
 	}
 	run := githubapi.CheckRun{
-		Name: name, HeadSHA: sha, ExternalID: rep.Key + "@" + sha, DetailsURL: g.RunURL,
+		Name: name, HeadSHA: sha, ExternalID: githubapi.CheckRunExternalID(rep.Key, sha, g.Run), DetailsURL: g.RunURL,
 		Conclusion: conclusion, Title: render.ReviewHeadline(rep), Summary: text, Annotations: annotations(g, rep),
 	}
 	url, err := d.GitHub.CompleteCheckRun(ctx, run)
+	var notCreated *githubapi.NotCreatedError
 	switch {
+	case errors.As(err, &notCreated) && notCreated.Update != nil:
+		d.Runner.Error("cdkbot: %v; the verdict is this job's exit code", err)
+	case errors.As(err, &notCreated) && url != "":
+		d.Runner.Warning("cdkbot: check run %s: %s (%s): %v", name, conclusion, url, err)
 	case githubapi.CannotWrite(err):
 		d.Runner.Notice("cdkbot: the token cannot create check runs (it needs `checks: write`; " +
 			"a fork's token never has it), so the verdict is this job's exit code")
@@ -363,7 +373,7 @@ func ReviewMergeGroup(ctx context.Context, d Deps, in MergeGroupReview) error {
 				"cdkbot could not read pull request #%d of this queue entry (%v), so no approval counts", n, err))
 		} else {
 			var ignored []string
-			req.Approvals, ignored = approvals(ctx, d.GitHub, in.Gate.Approval, in.Gate.label(),
+			req.Approvals, ignored, _ = boundApprovals(ctx, d.GitHub, in.Gate.Approval, in.Gate.label(), in.Key,
 				pr.Facts)
 			req.Notes = append(req.Notes, ignored...)
 		}

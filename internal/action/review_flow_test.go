@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
@@ -25,6 +26,15 @@ type flowGitHub struct {
 	calls    []string // in order: "label-events 7", "permission bob", "upsert 7", "check cdkbot success"
 	comments []upsert
 	checks   []githubapi.CheckRun
+	prev     *githubapi.Comment // cdkbot's review comment already on the pull request
+}
+
+func (f *flowGitHub) LatestOwnComment(_ context.Context, number int, ours func(string) bool) (githubapi.Comment, bool, error) {
+	f.calls = append(f.calls, fmt.Sprintf("latest-comment %d", number))
+	if f.prev == nil || !ours(f.prev.Body) {
+		return githubapi.Comment{}, false, nil
+	}
+	return *f.prev, true, nil
 }
 
 type upsert struct {
@@ -115,12 +125,21 @@ func TestReviewFlowPullRequest(t *testing.T) {
 	dropped := tinyAssembly(t, map[string]string{"Jobs": "AWS::SQS::Queue"}) // destroys the table: destroy-stateful fails
 	reviewerDown := errors.New("synthesize head: exit status 1")
 	const key = "cdk/review/."
+	// cdkbot's earlier comment on the table's destruction, stored at t0; bob labels at t1.
+	t0, t1 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), time.Date(2026, 11, 20, 10, 5, 0, 0, time.UTC)
+	shown, err := review.Run(review.Input{Base: base, Head: dropped, Key: key, HeadSHA: "head"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := &githubapi.Comment{Body: render.MarkerComment(shown), Updated: t0}
+	covers := fmt.Sprint(shown.Shown())
 	for _, c := range []struct {
 		name      string
 		event     string
 		fork      bool
 		labels    []string
 		events    []githubapi.LabelEvent
+		prev      *githubapi.Comment
 		head      *assembly.Assembly
 		reviewErr error
 
@@ -139,10 +158,19 @@ func TestReviewFlowPullRequest(t *testing.T) {
 		{name: "a failing gate blocks", event: "pull_request", head: dropped,
 			wantErr: ErrBlocked, wantCalls: "upsert 7, check cdkbot failure", wantApprovals: "[]", wantFailed: true, wantOutputs: "true 1 /tmp/cdkbot-report.json",
 			wantLog: "error: cdkbot: gate destroy-stateful blocks this change (1 item(s))"},
-		{name: "the override label from a writer approves", event: "pull_request", head: dropped, labels: []string{review.DefaultOverrideLabel},
-			events:    []githubapi.LabelEvent{{Label: "docs", Actor: "eve"}, {Label: review.DefaultOverrideLabel, Actor: "bob"}},
-			wantCalls: "label-events 7, permission bob, upsert 7, check cdkbot success", wantApprovals: "[{bob label " + review.DefaultOverrideLabel + "}]",
-			wantOutputs: "true 1 /tmp/cdkbot-report.json"},
+		{name: "the override label from a writer approves what the review showed", event: "pull_request", head: dropped,
+			labels: []string{review.DefaultOverrideLabel}, prev: earlier,
+			events: []githubapi.LabelEvent{{Label: "docs", Actor: "eve", At: t0},
+				{Label: review.DefaultOverrideLabel, Actor: "bob", At: t1}},
+			wantCalls:     "label-events 7, permission bob, latest-comment 7, upsert 7, check cdkbot success",
+			wantApprovals: "[{bob label " + review.DefaultOverrideLabel + " at 2026-11-20T10:05:00Z covering " + covers + "}]",
+			wantOutputs:   "true 1 /tmp/cdkbot-report.json"},
+		{name: "a label applied before cdkbot's review showed anything approves nothing", event: "pull_request",
+			head: dropped, labels: []string{review.DefaultOverrideLabel},
+			events:  []githubapi.LabelEvent{{Label: review.DefaultOverrideLabel, Actor: "bob", At: t1}},
+			wantErr: ErrBlocked, wantCalls: "label-events 7, permission bob, latest-comment 7, upsert 7, check cdkbot failure",
+			wantApprovals: "[]", wantNote: "it was given before cdkbot's review showed what it approves",
+			wantFailed: true, wantOutputs: "true 1 /tmp/cdkbot-report.json"},
 		{name: "the author's own label does not approve", event: "pull_request", head: dropped, labels: []string{review.DefaultOverrideLabel},
 			events:    []githubapi.LabelEvent{{Label: review.DefaultOverrideLabel, Actor: "dev"}},
 			wantErr:   ErrBlocked,
@@ -155,7 +183,7 @@ func TestReviewFlowPullRequest(t *testing.T) {
 			wantErr: reviewerDown, wantApprovals: "[]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			gh := &flowGitHub{events: c.events, perms: map[string]string{"dev": "admin", "bob": "write", "eve": "read"}}
+			gh := &flowGitHub{events: c.events, prev: c.prev, perms: map[string]string{"dev": "admin", "bob": "write", "eve": "read"}}
 			r := &recorder{}
 			rv := &flowReviewer{base: base, head: c.head, err: c.reviewErr}
 			var saved []SavedReport
@@ -238,6 +266,88 @@ func TestReviewFlowPullRequest(t *testing.T) {
 			}
 			if c.wantLog != "" && !r.has(c.wantLog) {
 				t.Errorf("log lacks %q:\n%s", c.wantLog, r)
+			}
+		})
+	}
+}
+
+// assemblyOf is a one-stack assembly with the template given.
+func assemblyOf(t *testing.T, template string) *assembly.Assembly {
+	t.Helper()
+	a, err := assembly.Load(fstest.MapFS{
+		"manifest.json": {Data: []byte(`{"version": "55.0.0", "artifacts": {"Data": {"type": "aws:cloudformation:stack",
+			"environment": "aws://123456789012/eu-west-1", "properties": {"templateFile": "Data.template.json"}}}}`)},
+		"Data.template.json": {Data: []byte(template)},
+	}, "cdk.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// An approval is bound to what its approver saw: removing the label withdraws it (a re-apply by
+// the author or a triage user does not restore it), and a label applied to one review does not
+// cover what a later push adds — the comment names the new items and asks to re-approve.
+func TestReviewFlowApprovalsAreBound(t *testing.T) {
+	const key, label = "cdk/review/.", review.DefaultOverrideLabel
+	base := tinyAssembly(t, map[string]string{"Orders": "AWS::DynamoDB::Table"})
+	dropped := tinyAssembly(t, map[string]string{"Jobs": "AWS::SQS::Queue"})
+	adminToo := assemblyOf(t, `{"Resources": {"Jobs": {"Type": "AWS::SQS::Queue"},
+		"Admin": {"Type": "AWS::IAM::Policy", "Properties": {"PolicyName": "all", "Roles": ["r"],
+			"PolicyDocument": {"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"},
+				{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"}]}}}}}`)
+	at := func(min int) time.Time { return time.Date(2026, 11, 20, 10, min, 0, 0, time.UTC) }
+	// cdkbot's comment on the table's destruction (t0), which bob approved (t1) and the next
+	// review recorded in its ledger (t2).
+	first, err := review.Run(review.Input{Base: base, Head: dropped, Key: key, HeadSHA: "h1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approvedThen := review.Approval{By: "bob", Via: "label " + label, At: at(1).Format(time.RFC3339), Covers: first.Shown()}
+	second, err := review.Run(review.Input{Base: base, Head: dropped, Key: key, HeadSHA: "h1",
+		Approvals: []review.Approval{approvedThen}})
+	if err != nil || second.Failed() {
+		t.Fatalf("the approval did not cover what bob saw: %v %+v", err, second.Gates)
+	}
+	ledger := &githubapi.Comment{Body: render.MarkerComment(second), Updated: at(2)}
+
+	for _, c := range []struct {
+		name      string
+		head      *assembly.Assembly
+		events    []githubapi.LabelEvent
+		wantNote  string
+		wantInBox string // in the comment
+	}{
+		{"removed, then re-applied by the author", dropped, []githubapi.LabelEvent{
+			{Label: label, Actor: "bob", At: at(1)}, {Label: label, Actor: "bob", Removed: true, At: at(3)},
+			{Label: label, Actor: "dev", At: at(4)}}, "dev is the pull request's author", "Blocked by `destroy-stateful`"},
+		{"removed, then re-applied by a triage user", dropped, []githubapi.LabelEvent{
+			{Label: label, Actor: "bob", At: at(1)}, {Label: label, Actor: "bob", Removed: true, At: at(3)},
+			{Label: label, Actor: "eve", At: at(4)}}, "eve has read access", "Blocked by `destroy-stateful`"},
+		{"the author pushes more after the approval", adminToo, []githubapi.LabelEvent{
+			{Label: label, Actor: "bob", At: at(1)}}, "",
+			"**Blocked by `security-broadening`**: new since the approval (approved by bob \\(label " + label + "\\))"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			gh := &flowGitHub{events: c.events, prev: ledger, perms: map[string]string{"dev": "admin", "bob": "write", "eve": "read"}}
+			r := &recorder{}
+			rv := &flowReviewer{base: base, head: c.head}
+			d := Deps{GitHub: gh, Runner: r, Reviewer: rv, Git: fakeGit{"merge": {"main2", "head"}},
+				SaveReport: func(SavedReport) (string, error) { return "/tmp/r.json", nil }}
+			in := PullRequestReview{Event: "pull_request", CheckedOut: "merge", Key: key, Gate: Gate{Approval: ApproveByLabel},
+				PR: pullrequest.Facts{Number: 7, Author: "dev", HeadSHA: "head", BaseSHA: "main1", Labels: []string{label}}}
+			err := ReviewPullRequest(context.Background(), d, in)
+			if !errors.Is(err, ErrBlocked) {
+				t.Fatalf("not blocked: %v\n%s", err, r)
+			}
+			if notes := strings.Join(rv.reqs[0].Notes, "\n"); !strings.Contains(notes, c.wantNote) {
+				t.Errorf("notes %q, want %q", notes, c.wantNote)
+			}
+			if len(gh.comments) != 1 || !strings.Contains(gh.comments[0].body, c.wantInBox) {
+				t.Errorf("comment lacks %q:\n%s", c.wantInBox, gh.comments[0].body)
+			}
+			if len(gh.checks) != 1 || gh.checks[0].Conclusion != "failure" {
+				t.Errorf("check runs %+v", gh.checks)
 			}
 		})
 	}

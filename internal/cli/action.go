@@ -137,7 +137,7 @@ func (r *actionRun) gate() (action.Gate, error) {
 		}
 	}
 	return action.Gate{CheckName: r.rt.Input("check-name"), OverrideLabel: r.rt.Input("override-label"), Approval: rule,
-		AnnotationPath: annotate, RunURL: r.rt.RunURL()}, nil
+		AnnotationPath: annotate, RunURL: r.rt.RunURL(), Run: r.rt.RunID()}, nil
 }
 
 func (r *actionRun) github() (*githubapi.Client, error) {

@@ -71,6 +71,9 @@ func TestActionReviewsTheTestMergeCommit(t *testing.T) {
 	t.Setenv("INPUT_WORKING-DIRECTORY", dir)
 	t.Setenv("INPUT_BASE-ASSEMBLY", "")
 	t.Setenv("INPUT_HEAD-ASSEMBLY", "")
+	// The head is synthesized, never read from git: this app's synthesis is its cdk.out.
+	t.Setenv("INPUT_SYNTH-COMMAND", `cp -R cdk.out/. "$CDK_OUTDIR"`)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("GITHUB_SHA", merge)
 	code, stdout, stderr := run(t, "action")
 	body := srv.Body(42)

@@ -144,7 +144,7 @@ func TestActionPullRequestsForEveryTokenKind(t *testing.T) {
 			}
 
 			// The author labels their own change: it does not count, and the comment says why.
-			srv.LabelEvents[42] = []ghserver.LabelEvent{{Label: "cdkbot/approve-destructive", Actor: "dev"}}
+			srv.Label(42, "cdkbot/approve-destructive", "dev")
 			actionEnv(t, srv, c.token, "pull_request", prEvent(t, "labeled", "4678020cb068", "9f2c1a0b7d4e", "cdkbot/approve-destructive"))
 			if code, stdout, _ = run(t, "action"); code != ExitVerdict {
 				t.Fatalf("self-approval: exit %d\n%s", code, stdout)
@@ -153,8 +153,10 @@ func TestActionPullRequestsForEveryTokenKind(t *testing.T) {
 				t.Errorf("self-approval comment:\n%s", body)
 			}
 
-			// A maintainer labels it: approved, the same comment edited, the check run passes.
-			srv.LabelEvents[42] = append(srv.LabelEvents[42], ghserver.LabelEvent{Label: "cdkbot/approve-destructive", Actor: "bob"})
+			// A maintainer applies it again after reading the review: approved, the same comment
+			// edited, the check run passes.
+			srv.Unlabel(42, "cdkbot/approve-destructive", "bob")
+			srv.Label(42, "cdkbot/approve-destructive", "bob")
 			code, stdout, _ = run(t, "action")
 			if code != ExitOK {
 				t.Fatalf("approved: exit %d\n%s", code, stdout)
@@ -284,8 +286,7 @@ func TestActionOtherEventsAreNoOps(t *testing.T) {
 func TestActionIssueCommentReview(t *testing.T) {
 	srv := ghserver.New(t, actionToken)
 	srv.Pulls[42] = &ghserver.PullRequest{Number: 42, Title: "checkout v2", Author: "dev", HeadSHA: "4678020cb068", HeadRef: "checkout-v2",
-		BaseSHA: "9f2c1a0b7d4e", BaseRef: "main", Labels: []string{"cdkbot/approve-destructive"}}
-	srv.LabelEvents[42] = []ghserver.LabelEvent{{Label: "cdkbot/approve-destructive", Actor: "bob"}}
+		BaseSHA: "9f2c1a0b7d4e", BaseRef: "main"}
 	srv.Permissions["bob"] = "admin"
 	ev := realEvent(t, "issue_comment", "created", func(p map[string]any) {
 		set(p, "issue.number", 42)
@@ -293,11 +294,16 @@ func TestActionIssueCommentReview(t *testing.T) {
 		set(p, "comment.body", "/cdkbot review")
 	})
 	actionEnv(t, srv, actionToken, "issue_comment", ev)
+	if code, stdout, _ := run(t, "action"); code != ExitVerdict {
+		t.Fatalf("before the approval: exit %d\n%s", code, stdout)
+	}
+	// bob approves what the comment shows, then asks for a review.
+	srv.Label(42, "cdkbot/approve-destructive", "bob")
 	code, stdout, _ := run(t, "action")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stdout)
 	}
-	if !strings.Contains(srv.Body(42), "approved by bob") || len(srv.CheckRuns) != 1 || srv.CheckRuns[0].HeadSHA != "4678020cb068" {
+	if !strings.Contains(srv.Body(42), "approved by bob") || len(srv.CheckRuns) != 2 || srv.CheckRuns[1].HeadSHA != "4678020cb068" {
 		t.Errorf("comment:\n%s\nchecks %+v", srv.Body(42), srv.CheckRuns)
 	}
 	// Any other comment is not a command.
@@ -332,10 +338,16 @@ func TestActionMergeGroup(t *testing.T) {
 	if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), "### cdkbot review:") {
 		t.Error("no job summary")
 	}
-	srv.Pulls[42].Labels = []string{"cdkbot/approve-destructive"}
-	srv.LabelEvents[42] = []ghserver.LabelEvent{{Label: "cdkbot/approve-destructive", Actor: "bob"}}
+	// The pull request's review comment (its own run, same key) showed what the queue entry
+	// holds; bob approved it there.
+	actionEnv(t, srv, actionToken, "pull_request", prEvent(t, "opened", "4678020cb068", "380387fbc806"))
+	if code, stdout, _ := run(t, "action"); code != ExitVerdict || len(srv.Comments[42]) != 1 {
+		t.Fatalf("the pull request's review: exit %d\n%s", code, stdout)
+	}
+	srv.Label(42, "cdkbot/approve-destructive", "bob")
 	srv.Permissions["bob"] = "write"
-	if code, stdout, _ = run(t, "action"); code != ExitOK || srv.CheckRuns[1].Conclusion != "success" {
+	actionEnv(t, srv, actionToken, "merge_group", mg())
+	if code, stdout, _ = run(t, "action"); code != ExitOK || srv.CheckRuns[len(srv.CheckRuns)-1].Conclusion != "success" {
 		t.Errorf("approved queue entry: exit %d\n%s", code, stdout)
 	}
 }

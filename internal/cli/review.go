@@ -28,8 +28,9 @@ func newReviewCommand(streams IO) *cobra.Command {
 			"to both, and evaluates the gates: exit code 1 when one fails. The assemblies are given as directories\n" +
 			"(--head-assembly, --base-assembly; no base is a first deployment) or read from git: the --base and --head\n" +
 			"revisions of --repo (default HEAD and its merge base with the default branch), each revision's committed\n" +
-			"assembly in --assembly-dir, or else the revision synthesized (cdk.json's app). A base that fails to\n" +
-			"synthesize blocks the review (--base-failure). --format markdown prints the PR comment exactly as posted.",
+			"assembly in --assembly-dir (the log and the review say when the head's was used), or else the revision\n" +
+			"synthesized (cdk.json's app). A base that fails to synthesize blocks the review (--base-failure).\n" +
+			"--format markdown prints the PR comment exactly as posted.",
 		Args: exactArgs(0, "no arguments (name the assemblies with --base-assembly and --head-assembly)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			view.Format, opts.Log, opts.ConfigRequired = f.value, streams.Err, cmd.Flags().Changed("config")
@@ -60,6 +61,9 @@ func newReviewCommand(streams IO) *cobra.Command {
 }
 
 func runReview(ctx context.Context, streams IO, opts pipeline.ReviewOptions, view reviewFlags) error {
+	// Locally (review, the hook, the demo) the commits are the developer's own: a committed
+	// assembly may stand in for synthesizing the head, and the log and the review say so.
+	opts.CommittedHead = true
 	rep, cleanup, err := pipeline.Review(ctx, opts)
 	defer cleanup()
 	if err != nil {

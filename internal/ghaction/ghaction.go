@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -49,6 +50,19 @@ func (r *Runtime) Key(workdir string) string {
 // RunURL links to this workflow run.
 func (r *Runtime) RunURL() string {
 	return fmt.Sprintf("%s/%s/actions/runs/%d", r.ctx.ServerURL, r.ctx.Repository, r.ctx.RunID)
+}
+
+// RunID names this attempt of this workflow run: GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT as
+// "<id>.<attempt>" ("5678.2"). A re-run keeps the id and counts the attempt up, so no two
+// attempts share it. It is "" outside Actions, and the id alone when the attempt is unknown.
+func (r *Runtime) RunID() string {
+	switch {
+	case r.ctx.RunID <= 0:
+		return ""
+	case r.ctx.RunAttempt <= 0:
+		return strconv.FormatInt(r.ctx.RunID, 10)
+	}
+	return fmt.Sprintf("%d.%d", r.ctx.RunID, r.ctx.RunAttempt)
 }
 
 // SHA is GITHUB_SHA: on pull_request, GitHub's test merge commit of the pull request

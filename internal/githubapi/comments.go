@@ -3,6 +3,7 @@ package githubapi
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 )
@@ -125,4 +126,29 @@ func (c *Client) OwnCommentBodies(ctx context.Context, number int, ours func(bod
 		out = append(out, cm.GetBody())
 	}
 	return out, err
+}
+
+// Comment is one of cdkbot's comments as GitHub stored it.
+type Comment struct {
+	Body string
+	// Updated is when GitHub last stored the body (its clock, not the client's): what readers
+	// saw before that moment was an earlier body.
+	Updated time.Time
+}
+
+// LatestOwnComment is the newest comment on number written by the token's own identity for
+// which ours is true; ok is false when there is none.
+func (c *Client) LatestOwnComment(
+	ctx context.Context, number int, ours func(body string) bool,
+) (cm Comment, ok bool, err error) {
+	mine, err := c.ownComments(ctx, number, ours)
+	if err != nil || len(mine) == 0 {
+		return Comment{}, false, err
+	}
+	newest := mine[len(mine)-1]
+	updated := newest.GetUpdatedAt().Time
+	if updated.IsZero() {
+		updated = newest.GetCreatedAt().Time
+	}
+	return Comment{Body: newest.GetBody(), Updated: updated}, true, nil
 }

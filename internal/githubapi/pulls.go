@@ -3,6 +3,7 @@ package githubapi
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 
@@ -61,13 +62,25 @@ func (c *Client) OpenPullRequestsFor(ctx context.Context, owner, branch string) 
 	return out, nil
 }
 
-// LabelEvent is one "labeled" event of an issue or pull request: who applied which label.
+// LabelEvent is one "labeled" or "unlabeled" event of an issue or pull request: who applied
+// (or removed) which label, and when.
 type LabelEvent struct {
-	Label string
-	Actor string
+	Label   string
+	Actor   string
+	Removed bool      // "unlabeled"
+	At      time.Time // GitHub's clock
 }
 
-// LabelEvents lists, oldest first across all pages, who applied which label to number.
+// String reads as the event does in logs and tests: label and actor, and whether it was a removal.
+func (e LabelEvent) String() string {
+	if e.Removed {
+		return "{" + e.Label + " " + e.Actor + " removed}"
+	}
+	return "{" + e.Label + " " + e.Actor + "}"
+}
+
+// LabelEvents lists, oldest first across all pages, who applied or removed which label on
+// number.
 func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, error) {
 	all, err := listAll(func(page int) ([]*github.IssueEvent, *github.Response, error) {
 		return c.gh.Issues.ListIssueEvents(ctx, c.owner, c.repo, number, &github.ListOptions{PerPage: 100, Page: page})
@@ -77,8 +90,9 @@ func (c *Client) LabelEvents(ctx context.Context, number int) ([]LabelEvent, err
 	}
 	var out []LabelEvent
 	for _, e := range all {
-		if e.GetEvent() == "labeled" {
-			out = append(out, LabelEvent{Label: e.GetLabel().GetName(), Actor: e.GetActor().GetLogin()})
+		if e.GetEvent() == "labeled" || e.GetEvent() == "unlabeled" {
+			out = append(out, LabelEvent{Label: e.GetLabel().GetName(), Actor: e.GetActor().GetLogin(),
+				Removed: e.GetEvent() == "unlabeled", At: e.GetCreatedAt().Time})
 		}
 	}
 	return out, nil

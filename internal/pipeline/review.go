@@ -51,6 +51,11 @@ type ReviewOptions struct {
 	SynthUser  string
 	synthUsers map[string]*synth.Identity // by side: base, head
 	NoSynth    bool                       // never run the app (pull_request_target)
+	// CommittedHead lets the head revision's committed assembly (AssemblyDir) stand in for
+	// synthesizing it; the log and the review's notes say when it did. For local use only (`cdkbot
+	// review --repo`, the hook): a pull request's committed assembly says whatever its author
+	// wrote, so the action always synthesizes the head. The base may always use its own.
+	CommittedHead bool
 	// BaseFailure is what a base that fails to synthesize does: "fail" (the default: the review
 	// blocks, fail closed) or "first-deployment" (reviewed against nothing, with a note).
 	BaseFailure     string
@@ -136,7 +141,7 @@ func Review(ctx context.Context, opts ReviewOptions) (rep *review.Report, cleanu
 		FailOn: opts.FailOn, SecurityMinimum: opts.SecuritySeverity,
 		OverrideLabel: opts.OverrideLabel, Approvals: approvalsOf(opts),
 		Key: opts.Key, HeadSHA: opts.HeadSHA, BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA,
-		Notes: opts.Notes, BaseUnavailable: opts.BaseUnavailable,
+		Notes: opts.Notes, BaseUnavailable: opts.BaseUnavailable, HeadGiven: !gitMode,
 	}
 	rep, err = review.Run(in)
 	if err == nil && reader != nil {
@@ -245,23 +250,38 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return cleanup, failure.OperationErr(err)
 		}
-		err = repo.Materialize(sha, opts.AssemblyDir, out)
+		// The head's committed assembly is never looked at unless allowed: it is what the change's
+		// author says its app makes, not what it makes.
+		committed := side.name == "base" || opts.CommittedHead
+		if committed {
+			err = repo.Materialize(sha, opts.AssemblyDir, out)
+			switch {
+			case err == nil:
+				*side.dst = out
+				if side.name == "head" {
+					usedCommittedHead(opts, sha)
+				}
+				continue
+			case !errors.Is(err, gitrepo.ErrNoSuchPath):
+				return cleanup, failure.OperationErr(fmt.Errorf("read %s at %s: %w", opts.AssemblyDir, side.rev, err))
+			}
+		}
 		switch {
-		case err == nil:
-			*side.dst = out
-			continue
-		case !errors.Is(err, gitrepo.ErrNoSuchPath):
-			return cleanup, failure.OperationErr(fmt.Errorf("read %s at %s: %w", opts.AssemblyDir, side.rev, err))
+		case opts.NoSynth && !committed:
+			return cleanup, failure.Usagef("revision %s (%s) is the change under review, "+
+				"and synthesizing pull request code is not allowed here; its committed %s is never reviewed "+
+				"in place of synthesis: pass head-assembly synthesized by a trusted job",
+				side.rev, commitid.Short(sha, commitid.Unambiguous), opts.AssemblyDir)
 		case opts.NoSynth:
 			return cleanup, failure.Usagef("revision %s (%s) has no %s, and synthesizing pull request code is not allowed here",
 				side.rev, commitid.Short(sha, commitid.Unambiguous), opts.AssemblyDir)
 		}
 		job, err := prepareSynth(repo, sha, dir, tmp, side.name, *opts)
 		if err != nil {
-			return cleanup, failure.Usagef("revision %s (%s) has no %s and cannot be synthesized: %v",
-				side.rev, commitid.Short(sha, commitid.Unambiguous), opts.AssemblyDir, err)
+			return cleanup, failure.Usagef("revision %s (%s) %s: %v",
+				side.rev, commitid.Short(sha, commitid.Unambiguous), cannotSynthesize(*opts, committed), err)
 		}
-		job.rev, job.dst = side.rev, side.dst
+		job.rev, job.dst, job.committed = side.rev, side.dst, committed
 		if job.cached != "" {
 			*side.dst = job.cached
 			continue
@@ -316,16 +336,41 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 		case errors.As(err, new(*synth.Error)):
 			return cleanup, failure.OperationErr(fmt.Errorf("the head (%s) failed to synthesize: %w",
 				commitid.Short(job.sha, commitid.Unambiguous), err))
-		default:
-			return cleanup, failure.Usagef("revision %s (%s) has no %s and cannot be synthesized: %v. "+
+		case job.committed:
+			return cleanup, failure.Usagef("revision %s (%s) %s: %v. "+
 				"Commit the assembly, set --synth-command, or pass --base-assembly/--head-assembly",
-				job.rev, commitid.Short(job.sha, commitid.Unambiguous), opts.AssemblyDir, err)
+				job.rev, commitid.Short(job.sha, commitid.Unambiguous), cannotSynthesize(*opts, true), err)
+		default:
+			return cleanup, failure.Usagef("revision %s (%s) %s: %v. "+
+				"Set synth-command (--synth-command), or pass head-assembly (--head-assembly) synthesized by a trusted job",
+				job.rev, commitid.Short(job.sha, commitid.Unambiguous), cannotSynthesize(*opts, false), err)
 		}
 	}
 	if opts.Repo == "" {
 		opts.Repo = repo.Root()
 	}
 	return cleanup, nil
+}
+
+// usedCommittedHead says, in the log and in the review, that the head is its committed assembly
+// rather than what its app makes.
+func usedCommittedHead(opts *ReviewOptions, sha string) {
+	short := commitid.Short(sha, commitid.Unambiguous)
+	if opts.Log != nil {
+		fmt.Fprintf(opts.Log, "cdkbot: head (%s): used the committed %s instead of synthesizing\n", short, opts.AssemblyDir)
+	}
+	opts.Notes = append(opts.Notes, fmt.Sprintf("The head (%s) is the %s committed in it, not synthesized by cdkbot: "+
+		"this review shows what that assembly says, which may not be what the app makes.", short, opts.AssemblyDir))
+}
+
+// cannotSynthesize is why a revision has no assembly: it has none committed (or its committed
+// one was not looked at), and it cannot be synthesized.
+func cannotSynthesize(opts ReviewOptions, committed bool) string {
+	if committed {
+		return "has no " + opts.AssemblyDir + " and cannot be synthesized"
+	}
+	return "cannot be synthesized (a committed " + opts.AssemblyDir +
+		" is never reviewed in place of the head's synthesis)"
 }
 
 // The review's defaults, the same through every door.

@@ -57,6 +57,7 @@ type synthJob struct {
 	store          string    // where to cache the result ("" without a cache)
 	out            string    // the assembly, once synthesized
 	err            error
+	committed      bool // its committed assembly was looked for (and there was none)
 }
 
 // synthInputs lists what a synthesis of the app at appRel may read, as repository paths: the

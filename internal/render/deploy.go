@@ -126,7 +126,7 @@ func DeployMarkdown(w io.Writer, r deployplan.Report) error {
 		ew.printf("### %s cdkbot %s%s: %s\n\n", icon, verdict, rev, deployTotals(deployCounts(r)))
 	}
 	if len(r.Unreviewed) > 0 {
-		ew.printf("**Not as reviewed** — these templates differ from what the pull request's review showed:\n\n")
+		ew.printf("**Not as reviewed** — what is about to deploy differs from what the pull request's review showed:\n\n")
 		for _, u := range r.Unreviewed {
 			ew.printf("- %s\n", mdText(u))
 		}

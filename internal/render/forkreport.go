@@ -50,7 +50,7 @@ func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int
 	}
 	var b bytes.Buffer
 	b.WriteString(Marker{Tool: "cdkbot", Key: key, HeadSHA: headSHA,
-		Templates: r.Templates, Unverified: true}.comment() + "\n")
+		Unverified: true}.comment() + "\n")
 	c := Counts{Create: r.Diff.Summary.Create, Update: r.Diff.Summary.Update,
 		Replace: r.Diff.Summary.Replace, MayReplace: r.Diff.Summary.MayReplace,
 		Destroy: r.Diff.Summary.Destroy, Orphan: r.Diff.Summary.Orphan, Import: r.Diff.Summary.Import,

@@ -19,12 +19,26 @@ const MarkerPrefix = "<!-- cdkbot:"
 
 // Marker is the JSON inside the hidden comment.
 type Marker struct {
-	Tool      string            `json:"tool"`
-	Key       string            `json:"key"`
-	HeadSHA   string            `json:"headSha,omitempty"`
-	BaseSHA   string            `json:"baseSha,omitempty"`  // the commit the review compared with
-	MergeSHA  string            `json:"mergeSha,omitempty"` // the commit reviewed, when it is GitHub's test merge commit
-	Templates map[string]string `json:"templates"`
+	Tool     string `json:"tool"`
+	Key      string `json:"key"`
+	HeadSHA  string `json:"headSha,omitempty"`
+	BaseSHA  string `json:"baseSha,omitempty"`  // the commit the review compared with
+	MergeSHA string `json:"mergeSha,omitempty"` // the commit reviewed, when it is GitHub's test merge commit
+	// Templates are template hashes, as markers recorded them before deploy identities; read
+	// only, to say that such a review must be made again.
+	Templates map[string]string `json:"templates,omitempty"`
+	// Stacks is each head stack's deploy identity (review.Identity's encoding), by qualified id:
+	// what the merge deploy compares with.
+	Stacks map[string]string `json:"stacks,omitempty"`
+	// Blocked is true when the review's gates failed and no approval covered them: the merge
+	// deploy does not deploy what it showed.
+	Blocked bool `json:"blocked,omitempty"`
+	// Shown are the gate items (review.ItemDigest) the review asked approvers to approve: an
+	// approval given after this review was posted covers these.
+	Shown []string `json:"shown,omitempty"`
+	// Approvals is the ledger of the label approvals this review counted, each with the items
+	// it covers: a later review keeps each approval to what its approver saw.
+	Approvals []review.Approval `json:"approvals,omitempty"`
 	// Unverified marks a review cdkbot re-rendered from a fork's report: the deploy flow does not
 	// take it as what was reviewed.
 	Unverified bool `json:"unverified,omitempty"`
@@ -42,8 +56,14 @@ func (m Marker) comment() string {
 
 // MarkerComment renders the hidden marker of a report.
 func MarkerComment(r *review.Report) string {
-	m := Marker{Tool: "cdkbot", Key: r.Key,
-		HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, MergeSHA: r.MergeSHA, Templates: r.TemplateHash}
+	m := Marker{Tool: "cdkbot", Key: r.Key, HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, MergeSHA: r.MergeSHA,
+		Stacks: review.IdentityStrings(r.Identity), Blocked: r.Failed(), Shown: review.ShownToken(r.Shown())}
+	for _, a := range r.Approvals {
+		if a.Covers != nil { // approvals bound to what their approver saw; the others need no ledger
+			a.Covers = review.ShownToken(a.Covers)
+			m.Approvals = append(m.Approvals, a)
+		}
+	}
 	if r.HeadGiven {
 		m.HeadAssembly = "given"
 	}
@@ -124,6 +144,11 @@ func firstOf(stacks []*cfndiff.StackDiff, impact cfndiff.Impact) string {
 	return names[0]
 }
 
+// headGivenNote is what a review of a given head assembly says: cdkbot did not synthesize it, so
+// it shows what whoever made it wrote.
+const headGivenNote = "The head assembly was given to cdkbot (head-assembly), " +
+	"not synthesized by cdkbot from the change: this review is only as honest as whoever made it."
+
 // ReviewMarkdown writes the PR comment within budget bytes (0: GitHub's limit), marker first.
 func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 	if budget <= 0 {
@@ -132,6 +157,9 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 	var head, tail bytes.Buffer
 	head.WriteString(MarkerComment(r) + "\n")
 	head.WriteString("### cdkbot review: " + mdText(truncate(reviewHeadline(r), 400)) + "\n\n")
+	if r.HeadGiven {
+		head.WriteString("> [!NOTE]\n> " + headGivenNote + "\n\n")
+	}
 	for _, n := range r.Notes {
 		head.WriteString("> [!WARNING]\n> " + mdText(truncate(n, 1000)) + "\n\n")
 	}
@@ -223,6 +251,14 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
 				"CloudFormation would refuse this deploy, and no approval changes that.\n\n", g.Name, gateItems(g))
 			continue
 		}
+		if len(g.Uncovered) > 0 {
+			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: new since the approval (%s): %s. "+
+				"An approval covers what its approver saw; re-approve (remove and add the label `%s` again, "+
+				"or approve the pull request) after reading this review.\n\n",
+				g.Name, mdText(ApprovedBy(r.Approvals)), mdText(strings.Join(g.Uncovered, "; ")),
+				codeEscaper.Replace(r.OverrideLabel))
+			continue
+		}
 		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. Add the label `%s` to approve.\n\n",
 			g.Name, gateItems(g), codeEscaper.Replace(r.OverrideLabel))
 	}
@@ -295,6 +331,9 @@ func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 	if r.BaseUnavailable != "" {
 		ew.printf("  ✗ blocked: %s; cdkbot cannot tell what the change destroys "+
 			"(base-failure: first-deployment reviews against nothing)\n", r.BaseUnavailable)
+	}
+	if r.HeadGiven {
+		ew.printf("  note: %s\n", headGivenNote)
 	}
 	for _, n := range r.Notes {
 		ew.printf("  note: %s\n", n)

@@ -15,7 +15,8 @@ import (
 // A stack id comes from the PR's code: it must not be able to end the hidden marker early.
 func TestMarkerCannotBeClosedByHostileIDs(t *testing.T) {
 	t.Parallel()
-	r := &review.Report{Key: "ci/deploy --> <b>x</b>", TemplateHash: map[string]string{"evil-->stack": "00"}}
+	r := &review.Report{Key: "ci/deploy --> <b>x</b>",
+		Identity: map[string]review.Identity{"evil-->stack": {Digest: strings.Repeat("0", 32)}}}
 	m := MarkerComment(r)
 	if strings.Count(m, "-->") != 1 || !strings.HasSuffix(m, " -->") {
 		t.Fatalf("marker can be closed early: %s", m)
@@ -24,7 +25,7 @@ func TestMarkerCannotBeClosedByHostileIDs(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(m, MarkerPrefix), " -->")), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Key != r.Key || back.Templates["evil-->stack"] != "00" {
+	if back.Key != r.Key || !strings.HasPrefix(back.Stacks["evil-->stack"], strings.Repeat("0", 32)) {
 		t.Errorf("marker does not round-trip: %+v", back)
 	}
 }

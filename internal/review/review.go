@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -96,6 +95,55 @@ type Input struct {
 type Approval struct {
 	By  string `json:"by,omitempty"` // login; "" when given locally (cdkbot review --label)
 	Via string `json:"via"`          // how: "label cdkbot/approve-destructive", "approving review"
+	// At is when the approval was given (a label's application, RFC 3339), when known: with By
+	// and Via it tells one application of a label from a later one.
+	At string `json:"at,omitempty"`
+	// Covers are the gate items (ItemDigest) the approver saw when approving; nil covers every
+	// item (an approving review of the head commit, the label on the command line). A later
+	// change whose gate items are not all covered is not approved.
+	Covers []string `json:"covers,omitempty"`
+}
+
+// String reads as the approval does in logs and tests: who and how, then when and what it covers
+// when those are known.
+func (a Approval) String() string {
+	s := "{" + a.By + " " + a.Via
+	if a.At != "" {
+		s += " at " + a.At
+	}
+	if a.Covers != nil {
+		s += fmt.Sprintf(" covering %v", a.Covers)
+	}
+	return s + "}"
+}
+
+// covers says whether the approval covers the gate item with digest d, among the items whose
+// set token (ShownToken) is set.
+func (a Approval) covers(d, set string) bool {
+	return a.Covers == nil || slices.Contains(a.Covers, d) || slices.Contains(a.Covers, set)
+}
+
+// ItemDigest names one gate item (what triggered the gate) for approvals to cover: the gate and
+// the item's text, which names the stack and the resource or permission. 64 bits: the text comes
+// from the pull request, so finding a new item under an approved item's digest must stay out of
+// reach.
+func ItemDigest(gate, item string) string {
+	s := sha256.Sum256([]byte(gate + "\x00" + item))
+	return hex.EncodeToString(s[:8])
+}
+
+// maxListedItems is how many item digests a marker lists; past it the marker records the set's
+// token alone, so its size stays bounded, and an approval then covers exactly that set.
+const maxListedItems = 64
+
+// ShownToken is what a marker records of the items a review showed (digests, sorted): the
+// digests themselves, or past maxListedItems the token of the whole set ("set:…").
+func ShownToken(digests []string) []string {
+	if len(digests) <= maxListedItems {
+		return digests
+	}
+	s := sha256.Sum256([]byte(strings.Join(digests, ",")))
+	return []string{"set:" + hex.EncodeToString(s[:16])}
 }
 
 // Gate is the outcome of one gate.
@@ -105,6 +153,25 @@ type Gate struct {
 	Enforced   bool     `json:"enforced"`   // the gate is in fail-on
 	Overridden bool     `json:"overridden"` // a failing gate turned into a warning by an approval
 	Items      []string `json:"items"`      // what triggered it
+	// Uncovered are the items no approval covers although someone approved: what changed since
+	// the approval, which must be approved again.
+	Uncovered []string `json:"uncovered,omitempty"`
+}
+
+// Shown are the digests (ItemDigest) of the items of the triggered, enforced gates: what the
+// review asks an approver to approve, recorded in its marker so that an approval given after
+// reading it covers exactly these.
+func (r *Report) Shown() []string {
+	var out []string
+	for _, g := range r.Gates {
+		if g.Triggered && g.Enforced {
+			for _, it := range g.Items {
+				out = append(out, ItemDigest(g.Name, it))
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Failing is true for a triggered, enforced, not overridden gate.
@@ -123,6 +190,9 @@ type Report struct {
 	Gates         []Gate               `json:"gates"`
 	OverrideLabel string               `json:"overrideLabel"`
 	TemplateHash  map[string]string    `json:"templateHashes"` // sha256 of each head template as deployed
+	// Identity is each head stack's deploy identity (Identities): what the marker records and
+	// the merge deploy compares with, by qualified id.
+	Identity map[string]Identity `json:"-"`
 	// Mutated are the head templates the policy's aspects changed, as they deploy, by qualified
 	// stack id (the others deploy as synthesized).
 	Mutated map[string][]byte `json:"-"`
@@ -188,6 +258,9 @@ func Run(in Input) (*Report, error) {
 	rep.Drift = stackDrifts(in.Drift)
 	rep.Mutated = mutatedBytes(opts.NewTemplates)
 	if rep.TemplateHash, err = HashTemplates(in.Head, rep.Mutated); err != nil {
+		return nil, err
+	}
+	if rep.Identity, err = Identities(in.Head, rep.Mutated); err != nil {
 		return nil, err
 	}
 	rep.Compatibility = compat.CheckAssemblies(compat.AssemblyInput{Base: in.Base, Head: in.Head,
@@ -300,6 +373,20 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 			}
 		}
 	}
+	var shown []string
+	for _, name := range AllGates {
+		if enforced[name] {
+			for _, it := range items[name] {
+				shown = append(shown, ItemDigest(name, it))
+			}
+		}
+	}
+	slices.Sort(shown)
+	shown = slices.Compact(shown)
+	set := "" // listed one by one, an item is covered by its digest; past the list, by the set's token
+	if len(shown) > maxListedItems {
+		set = ShownToken(shown)[0]
+	}
 	var out []Gate
 	for _, name := range AllGates {
 		g := Gate{Name: name, Triggered: len(items[name]) > 0, Enforced: enforced[name], Items: items[name]}
@@ -307,7 +394,15 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 		if g.Items == nil {
 			g.Items = []string{}
 		}
-		g.Overridden = g.Triggered && g.Enforced && overridden && name != GateIncomplete && name != GateExportInUse
+		if g.Triggered && g.Enforced && overridden && name != GateIncomplete && name != GateExportInUse {
+			for _, it := range g.Items {
+				d := ItemDigest(name, it)
+				if !slices.ContainsFunc(in.Approvals, func(a Approval) bool { return a.covers(d, set) }) {
+					g.Uncovered = append(g.Uncovered, it)
+				}
+			}
+			g.Overridden = len(g.Uncovered) == 0
+		}
 		out = append(out, g)
 	}
 	return out
@@ -364,19 +459,8 @@ func mutatedBytes(changed map[string]*cfn.Object) map[string][]byte {
 	return out
 }
 
-// TemplateHashes are the sha256 of the template each stack deploys, by qualified id (the
-// policy-mutated template where the policy changes it): what a review records in its marker
-// and a deploy compares with.
-func TemplateHashes(a *assembly.Assembly, policy *aspects.Config) (map[string]string, error) {
-	mutated, err := MutatedTemplates(a, policy, nil)
-	if err != nil {
-		return nil, err
-	}
-	return HashTemplates(a, mutated)
-}
-
-// HashTemplates is TemplateHashes for templates the policy already mutated (MutatedTemplates),
-// so a deploy that compares and then deploys applies the policy once.
+// HashTemplates are the sha256 of the template each stack deploys, by qualified id, with the
+// templates the policy mutated (MutatedTemplates) in place of the assembly's own.
 func HashTemplates(a *assembly.Assembly, mutated map[string][]byte) (map[string]string, error) {
 	out := map[string]string{}
 	for _, s := range a.AllStacks() {
@@ -391,19 +475,4 @@ func HashTemplates(a *assembly.Assembly, mutated map[string][]byte) (map[string]
 		out[s.QualifiedID()] = hex.EncodeToString(sum[:])
 	}
 	return out, nil
-}
-
-// Unreviewed lists the stacks about to deploy whose templates differ from what a review saw
-// (reviewed: its marker's hashes), or that it did not see, one line each, sorted.
-func Unreviewed(reviewed, deploying map[string]string, where string) []string {
-	var out []string
-	for _, id := range slices.Sorted(maps.Keys(deploying)) {
-		switch h, ok := reviewed[id]; {
-		case !ok:
-			out = append(out, fmt.Sprintf("%s: not in the review of %s", id, where))
-		case h != deploying[id]:
-			out = append(out, fmt.Sprintf("%s: template differs from the review of %s", id, where))
-		}
-	}
-	return out
 }

@@ -6,7 +6,7 @@
 // fails the test. It models what cdkbot relies on: token kinds and the identities GitHub shows
 // for them, issue comments with pagination, minimizing, pull requests, who labelled them, their
 // reviews, collaborator permissions, check runs, deployments, issues; with faults on demand
-// (scripted answers, a request stored and its answer lost).
+// (scripted answers before or after acting, a request stored and its answer lost).
 package ghserver
 
 import (
@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cdkbot/cdkbot/internal/testutil/ghspec"
 )
@@ -58,6 +59,9 @@ type Comment struct {
 	Body      string
 	User      string // the REST login
 	Minimized bool
+	// Created and Updated come from the server's clock (Now), as GitHub's created_at and
+	// updated_at do: an edit moves Updated.
+	Created, Updated time.Time
 }
 
 // PullRequest is a stored pull request.
@@ -78,8 +82,10 @@ type PullRequest struct {
 
 // LabelEvent records who applied a label.
 type LabelEvent struct {
-	Label string
-	Actor string
+	Label   string
+	Actor   string
+	Removed bool      // an "unlabeled" event
+	At      time.Time // created_at; zero is the server clock's start, before anything it stamps
 }
 
 // Review is a submitted pull request review.
@@ -148,11 +154,14 @@ type Server struct {
 	Tokens   map[string]Identity
 	Comments map[int][]*Comment // by issue number
 	Calls    []string           // "METHOD /path?query", the API prefix removed
-	// Fail holds scripted responses by "METHOD /path", consumed in order.
+	// Fail holds scripted responses by "METHOD /path", consumed in order, given before acting.
 	Fail map[string][]Response
 	// Drop loses the answer of the next n requests of "METHOD /path" after acting on them: the
 	// connection closes before a byte of the answer is written.
-	Drop        map[string]int
+	Drop map[string]int
+	// FailAfter holds scripted responses by "METHOD /path", consumed in order, given after acting
+	// on the request: GitHub stored it, then its answer was an error (a 502 from a proxy).
+	FailAfter   map[string][]Response
 	Pulls       map[int]*PullRequest
 	CommitPulls map[string][]int // pull requests whose commits include sha
 	LabelEvents map[int][]LabelEvent
@@ -167,6 +176,7 @@ type Server struct {
 	// Operations counts requests by operationId (e.g. "issues/create-comment").
 	Operations map[string]int
 	nextID     int64
+	ticks      int // the clock: see tick
 }
 
 // New starts a github.com server whose token acts as the Actions token; it stops with the test.
@@ -180,7 +190,8 @@ func NewWith(t testing.TB, o Options) *Server {
 		o.Flavour = ghspec.DotCom
 	}
 	s := &Server{t: t, spec: ghspec.Load(t, o.Flavour), graphql: "/graphql", Tokens: o.Tokens,
-		Comments: map[int][]*Comment{}, Fail: map[string][]Response{}, Drop: map[string]int{}, PerPage: 100, nextID: 1000,
+		Comments: map[int][]*Comment{}, Fail: map[string][]Response{}, Drop: map[string]int{},
+		FailAfter: map[string][]Response{}, PerPage: 100, nextID: 1000,
 		Pulls: map[int]*PullRequest{}, CommitPulls: map[string][]int{}, LabelEvents: map[int][]LabelEvent{},
 		Reviews: map[int][]Review{}, Permissions: map[string]string{}, Operations: map[string]int{}}
 	if o.Flavour != ghspec.DotCom {
@@ -197,6 +208,39 @@ func (s *Server) APIURL() string     { return s.URL + s.base }
 func (s *Server) GraphQLURL() string { return s.URL + s.graphql }
 
 // Add stores a comment as written by the REST login.
+// clockStart is where the server's clock starts; every stamp it gives is later.
+var clockStart = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+
+// tick is the server's clock: a second later on every call, so what happens in a test happens
+// in order on GitHub's clock too. Call with s.mu held.
+func (s *Server) tick() time.Time {
+	s.ticks++
+	return clockStart.Add(time.Duration(s.ticks) * time.Second)
+}
+
+// Label applies label to pull request issue as actor, now: the event GitHub records, and the
+// label on the pull request.
+func (s *Server) Label(issue int, label, actor string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.LabelEvents[issue] = append(s.LabelEvents[issue],
+		LabelEvent{Label: label, Actor: actor, At: s.tick()})
+	if pr := s.Pulls[issue]; pr != nil && !slices.Contains(pr.Labels, label) {
+		pr.Labels = append(pr.Labels, label)
+	}
+}
+
+// Unlabel removes label from pull request issue as actor, now.
+func (s *Server) Unlabel(issue int, label, actor string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.LabelEvents[issue] = append(s.LabelEvents[issue],
+		LabelEvent{Label: label, Actor: actor, Removed: true, At: s.tick()})
+	if pr := s.Pulls[issue]; pr != nil {
+		pr.Labels = slices.DeleteFunc(pr.Labels, func(l string) bool { return l == label })
+	}
+}
+
 func (s *Server) Add(issue int, login, body string) *Comment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -205,7 +249,9 @@ func (s *Server) Add(issue int, login, body string) *Comment {
 
 func (s *Server) addComment(issue int, login, body string) *Comment {
 	s.nextID++
-	c := &Comment{ID: s.nextID, NodeID: fmt.Sprintf("IC_%d", s.nextID), Body: body, User: login}
+	now := s.tick()
+	c := &Comment{ID: s.nextID, NodeID: fmt.Sprintf("IC_%d", s.nextID), Body: body, User: login,
+		Created: now, Updated: now}
 	s.Comments[issue] = append(s.Comments[issue], c)
 	return c
 }
@@ -294,6 +340,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if err := s.spec.CheckResponse(op, rec.Code, rec.Body.Bytes()); err != nil {
 			s.violation(w, http.StatusInternalServerError, "the fake's own answer: %v", err)
 			return
+		}
+		if script := s.FailAfter[key]; len(script) > 0 {
+			s.FailAfter[key] = script[1:]
+			rec = httptest.NewRecorder()
+			for k, v := range script[0].Headers {
+				rec.Header().Set(k, v)
+			}
+			rec.WriteHeader(script[0].Status)
+			fmt.Fprint(rec, script[0].Body)
 		}
 	}
 	if s.Drop[key] > 0 {
@@ -432,7 +487,7 @@ func (s *Server) serveREST(
 						writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration"})
 						return
 					}
-					c.Body = str("body")
+					c.Body, c.Updated = str("body"), s.tick()
 					writeJSON(w, http.StatusOK, s.commentJSON(n, c))
 					return
 				}
@@ -476,10 +531,17 @@ func (s *Server) serveREST(
 	case "issues/list-events":
 		items := []any{}
 		for i, e := range s.LabelEvents[num(4)] {
+			event, at := "labeled", e.At
+			if e.Removed {
+				event = "unlabeled"
+			}
+			if at.IsZero() {
+				at = clockStart
+			}
 			items = append(items, map[string]any{
 				"id": 9000 + i, "node_id": fmt.Sprintf("LE_%d", i), "url": s.URL + "/events/" + strconv.Itoa(9000+i),
-				"actor": simpleUser(e.Actor), "event": "labeled", "commit_id": nil, "commit_url": nil,
-				"created_at": "2026-11-20T10:00:00Z", "performed_via_github_app": nil,
+				"actor": simpleUser(e.Actor), "event": event, "commit_id": nil, "commit_url": nil,
+				"created_at": at.Format(time.RFC3339), "performed_via_github_app": nil,
 				"label": map[string]any{"name": e.Label, "color": "d73a4a"},
 			})
 		}
@@ -533,9 +595,17 @@ func (s *Server) serveREST(
 		}
 		notFound(w)
 	case "checks/list-for-ref":
-		runs := []any{}
+		// filter=latest, the default, shows only the newest check run of each name.
+		q := r.URL.Query()
+		runs, newest := []any{}, map[string]int64{}
 		for _, cr := range s.CheckRuns {
-			if cr.HeadSHA == parts[4] && (r.URL.Query().Get("check_name") == "" || r.URL.Query().Get("check_name") == cr.Name) {
+			if cr.HeadSHA == parts[4] {
+				newest[cr.Name] = max(newest[cr.Name], cr.ID)
+			}
+		}
+		for _, cr := range s.CheckRuns {
+			if cr.HeadSHA == parts[4] && (q.Get("check_name") == "" || q.Get("check_name") == cr.Name) &&
+				(q.Get("filter") == "all" || newest[cr.Name] == cr.ID) {
 				runs = append(runs, s.checkRunJSON(cr))
 			}
 		}
@@ -706,6 +776,7 @@ func (s *Server) commentJSON(issue int, c *Comment) map[string]any {
 	obj["html_url"] = fmt.Sprintf("https://github.test/acme/shop/issues/%d#issuecomment-%d", issue, c.ID)
 	obj["url"] = fmt.Sprintf("%s/repos/acme/shop/issues/comments/%d", s.URL, c.ID)
 	obj["issue_url"] = fmt.Sprintf("%s/repos/acme/shop/issues/%d", s.URL, issue)
+	obj["created_at"], obj["updated_at"] = c.Created.Format(time.RFC3339), c.Updated.Format(time.RFC3339)
 	return obj
 }
 
