@@ -21,14 +21,15 @@ var layer = map[string]int{
 	"cfn": 0, "assembly": 0, "resourcespec": 0, "semver": 0, "config": 0, "failure": 0, "stackstate": 0, "commitid": 0, "pullrequest": 0,
 	"cfndiff": 1, "compat": 1, "aspects": 1, "review": 1, "publishplan": 1, "deployplan": 1,
 	"render":  2,
-	"gitrepo": 3, "synth": 3, "githubapi": 3, "ghaction": 3, "awsconfig": 3, "publish": 3, "deploy": 3, "deployed": 3, "cfnstatus": 3, "mask": 3,
+	"gitrepo": 3, "synth": 3, "githubapi": 3, "ghaction": 3, "awsconfig": 3, "publish": 3, "deploy": 3, "deployed": 3, "cfnstatus": 3, "mask": 3, "checkout": 3,
 	"action": 4, "pipeline": 4,
 	"cli": 5, "hook": 5,
 	"testutil": 6, // imported by tests only
 }
 
-// sharedAdapters may be imported by other adapters.
-var sharedAdapters = map[string]bool{"awsconfig": true, "mask": true, "cfnstatus": true}
+// sharedAdapters may be imported by other adapters. checkout: synth and the pipelines read a
+// checkout's files the same way, never following links out of it.
+var sharedAdapters = map[string]bool{"awsconfig": true, "mask": true, "cfnstatus": true, "checkout": true}
 
 // forbiddenInPure are imports that mean I/O or an outside system; layers 0-2 take values instead.
 var forbiddenInPure = []string{"os", "os/exec", "net/http", "github.com/aws/aws-sdk-go-v2", "github.com/google/go-github",

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs a cdkbot release binary for this runner and puts it on PATH; run by setup/action.yml.
 # The archive is verified against the release's checksums.txt before anything is extracted: a
-# mismatch stops the job. Verified binaries are kept in the tool cache, by version and platform.
+# mismatch stops the job. Verified archives and their binaries are kept in the tool cache, by
+# version and platform, and verified again on every use: checksums.txt is fetched from the
+# release each time, the cached archive must match it and the cached binary must be the one in
+# that archive, else the binary is installed again.
 #
 # Environment: CDKBOT_VERSION (1.2.3, v1.2.3 or latest), CDKBOT_GITHUB_TOKEN (optional), RUNNER_OS,
 # RUNNER_ARCH, RUNNER_TOOL_CACHE (or RUNNER_TEMP), GITHUB_PATH, GITHUB_OUTPUT as the runner sets
@@ -45,37 +48,69 @@ if [ "$os" = windows ]; then ext=zip exe=cdkbot.exe; fi
 archive="cdkbot_${version}_${os}_${arch}.${ext}"
 dir="${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-/tmp}}/cdkbot/$version/$arch"
 
-if [ -x "$dir/$exe" ] && [ -f "$dir/.verified" ]; then
-  echo "cdkbot $version ($os/$arch) from the tool cache"
-else
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-  echo "downloading cdkbot $version ($os/$arch) from $releases/v$version/"
-  curl_ -o "$work/checksums.txt" "$releases/v$version/checksums.txt" || fail "no checksums.txt for release v$version at $releases/v$version/"
-  curl_ -o "$work/$archive" "$releases/v$version/$archive" || fail "no $archive in release v$version"
-  want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1 }' "$work/checksums.txt")
-  [ -n "$want" ] || fail "checksums.txt of v$version does not list $archive"
+sha256() {
   if command -v sha256sum >/dev/null; then
-    got=$(sha256sum "$work/$archive" | awk '{print $1}')
+    sha256sum "$1" | awk '{print $1}'
   else
-    got=$(shasum -a 256 "$work/$archive" | awk '{print $1}')
+    shasum -a 256 "$1" | awk '{print $1}'
   fi
-  [ "$got" = "$want" ] || fail "$archive does not match checksums.txt (sha256 $got, expected $want): refusing to install it"
-  mkdir -p "$work/x"
+}
+
+# extract ARCHIVE DIR: unpacks the archive and checks it holds the binary.
+extract() {
+  mkdir -p "$2"
   if [ "$ext" = zip ]; then
     if command -v unzip >/dev/null; then
-      unzip -q "$work/$archive" -d "$work/x"
+      unzip -q -o "$1" -d "$2"
     else
-      pwsh -NoProfile -Command "Expand-Archive -LiteralPath '$work/$archive' -DestinationPath '$work/x'"
+      pwsh -NoProfile -Command "Expand-Archive -Force -LiteralPath '$1' -DestinationPath '$2'"
     fi
   else
-    tar -xzf "$work/$archive" -C "$work/x"
+    tar -xzf "$1" -C "$2"
   fi
-  [ -f "$work/x/$exe" ] || fail "$archive holds no $exe"
+  [ -f "$2/$exe" ] || fail "$archive holds no $exe"
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The checksum comes from the release on every run, never from the tool cache: whatever can
+# write the cache (a job before this one, on a self-hosted runner) could rewrite a checksum kept
+# there too. The cache keeps the verified archive, and the binary is used only when it is the
+# one in that archive.
+curl_ -o "$work/checksums.txt" "$releases/v$version/checksums.txt" || fail "no checksums.txt for release v$version at $releases/v$version/"
+want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1 }' "$work/checksums.txt")
+[ -n "$want" ] || fail "checksums.txt of v$version does not list $archive"
+
+cached=false
+if [ -f "$dir/$archive" ] && [ "$(sha256 "$dir/$archive")" = "$want" ]; then
+  extract "$dir/$archive" "$work/x"
+  if [ -f "$dir/$exe" ] && [ "$(sha256 "$dir/$exe")" = "$(sha256 "$work/x/$exe")" ]; then
+    cached=true
+    echo "cdkbot $version ($os/$arch) from the tool cache, verified against checksums.txt"
+  else
+    echo "::warning title=cdkbot setup::the cached cdkbot binary in $dir is not the one in its verified archive" \
+      "(it was changed after it was installed): installing it again from the archive"
+  fi
+elif [ -f "$dir/$archive" ]; then
+  echo "::warning title=cdkbot setup::the cached $archive in $dir does not match checksums.txt of v$version" \
+    "(it was changed after it was installed): downloading it again"
+  rm -f "$dir/$archive"
+fi
+if [ "$cached" = false ]; then
+  if [ ! -f "$work/x/$exe" ]; then
+    echo "downloading cdkbot $version ($os/$arch) from $releases/v$version/"
+    curl_ -o "$work/$archive" "$releases/v$version/$archive" || fail "no $archive in release v$version"
+    got=$(sha256 "$work/$archive")
+    [ "$got" = "$want" ] || fail "$archive does not match checksums.txt (sha256 $got, expected $want): refusing to install it"
+    extract "$work/$archive" "$work/x"
+  fi
   mkdir -p "$dir"
+  rm -f "$dir/$exe" "$dir/.verified"
+  if [ -f "$work/$archive" ]; then cp "$work/$archive" "$dir/$archive"; fi
   cp "$work/x/$exe" "$dir/$exe"
   chmod +x "$dir/$exe"
-  echo "$want" >"$dir/.verified"
+  echo "$want  $archive" >"$dir/.verified" # what was verified, for people; never read back
 fi
 
 "$dir/$exe" version | head -n 1

@@ -138,8 +138,9 @@ func TestInstallVerifiesAndCaches(t *testing.T) {
 	if n := rel.count(); n != 2 { // checksums.txt and the archive
 		t.Errorf("downloads: %d", n)
 	}
-	// Again: from the tool cache, nothing downloaded.
-	if err, out, _, _ := install(t, url, "v1.2.3", "Linux", cache); err != nil || !strings.Contains(out, "from the tool cache") || rel.count() != 2 {
+	// Again: from the tool cache, verified against a fresh checksums.txt; the archive is not
+	// downloaded again.
+	if err, out, _, _ := install(t, url, "v1.2.3", "Linux", cache); err != nil || !strings.Contains(out, "from the tool cache") || rel.count() != 3 {
 		t.Errorf("second install: %v, %d downloads\n%s", err, rel.count(), out)
 	}
 	// macOS on ARM64, and Windows (zip) where this machine can unzip.
@@ -170,5 +171,60 @@ func TestInstallRefusesATamperedArchive(t *testing.T) {
 		if err, out, _, _ := install(t, url, version, "Linux", t.TempDir()); err == nil || !strings.Contains(out, want) {
 			t.Errorf("version %s: %v\n%s", version, err, out)
 		}
+	}
+}
+
+// A binary replaced in the tool cache after it was verified is not run: the cache's checksum is
+// taken from the release on every use, the binary must be the one in the verified archive, and
+// a replaced one is installed again from it; a replaced archive is downloaded again. (Before,
+// a binary with .verified beside it was run without being hashed.)
+func TestInstallVerifiesTheToolCacheOnEveryUse(t *testing.T) {
+	rel, url := newRelease(t, false)
+	cache := t.TempDir()
+	if err, out, _, _ := install(t, url, "1.2.3", "Linux", cache); err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	dir := filepath.Join(cache, "cdkbot", "1.2.3", "amd64")
+	binary := filepath.Join(dir, "cdkbot")
+	const evil = "#!/bin/sh\necho 'owned by the last job'\n"
+	if err := os.WriteFile(binary, []byte(evil), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err, out, _, _ := install(t, url, "1.2.3", "Linux", cache)
+	b, _ := os.ReadFile(binary)
+	if err != nil || strings.Contains(out, "owned by the last job") || string(b) != fakeBinary ||
+		!strings.Contains(out, "::warning title=cdkbot setup::the cached cdkbot binary") || !strings.Contains(out, "cdkbot 1.2.3") {
+		t.Errorf("replaced binary: %v\n%s\nbinary now:\n%s", err, out, b)
+	}
+	if n := rel.count(); n != 3 { // the second run fetched checksums.txt only: the cached archive was good
+		t.Errorf("downloads: %d", n)
+	}
+	// The archive and the binary both replaced (and .verified rewritten to match): the archive
+	// no longer matches the release's checksums.txt, so it is downloaded again.
+	archive := filepath.Join(dir, "cdkbot_1.2.3_linux_amd64.tar.gz")
+	forged := tarGz(t, "cdkbot", evil)
+	os.WriteFile(archive, forged, 0o644)
+	os.WriteFile(binary, []byte(evil), 0o755)
+	h := sha256.Sum256(forged)
+	os.WriteFile(filepath.Join(dir, ".verified"), []byte(hex.EncodeToString(h[:])+"\n"), 0o644)
+	err, out, _, _ = install(t, url, "1.2.3", "Linux", cache)
+	b, _ = os.ReadFile(binary)
+	if err != nil || strings.Contains(out, "owned by the last job") || string(b) != fakeBinary ||
+		!strings.Contains(out, "does not match checksums.txt") || !strings.Contains(out, "downloading cdkbot 1.2.3") {
+		t.Errorf("replaced archive: %v\n%s\nbinary now:\n%s", err, out, b)
+	}
+	if n := rel.count(); n != 5 { // checksums.txt and the archive
+		t.Errorf("downloads: %d", n)
+	}
+	// A tool cache written by the previous install.sh (a binary and .verified, no archive): the
+	// archive is downloaded and verified, without a warning.
+	old := t.TempDir()
+	oldDir := filepath.Join(old, "cdkbot", "1.2.3", "amd64")
+	os.MkdirAll(oldDir, 0o755)
+	os.WriteFile(filepath.Join(oldDir, "cdkbot"), []byte(evil), 0o755)
+	os.WriteFile(filepath.Join(oldDir, ".verified"), []byte("anything\n"), 0o644)
+	err, out, _, _ = install(t, url, "1.2.3", "Linux", old)
+	if b, _ := os.ReadFile(filepath.Join(oldDir, "cdkbot")); err != nil || string(b) != fakeBinary || strings.Contains(out, "::warning") {
+		t.Errorf("old cache: %v\n%s", err, out)
 	}
 }

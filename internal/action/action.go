@@ -117,11 +117,23 @@ type Deployer interface {
 	// Policy is the configuration file's aspects: where they mutate a template, the mutated
 	// template is what the review hashed and what deploys.
 	Policy() (*aspects.Config, error)
-	// Deploy publishes and deploys a, with templates (the policy-mutated ones, by qualified
-	// stack id) in place of the assembly's own; approved lifts require-approval. The report is
-	// there whenever anything was attempted, also with the error.
-	Deploy(ctx context.Context, a *assembly.Assembly, templates map[string][]byte, approved bool,
-		onPlan func(*deployplan.Plan)) (*deployplan.Report, error)
+	// Deploy publishes and deploys a as req says. The report is there whenever anything was
+	// attempted, also with the error.
+	Deploy(ctx context.Context, a *assembly.Assembly, req DeployRequest) (*deployplan.Report, error)
+}
+
+// DeployRequest is what the merge flow asks the deployer for, once it compared the merge with
+// its reviews.
+type DeployRequest struct {
+	// Templates are the exact bytes of every stack (policy applied), by qualified id: what the
+	// flow compared with the reviews deploys, whatever the assembly's files say afterwards.
+	Templates map[string][]byte
+	// Running are what each stack must run before it deploys: the base its review compared with.
+	Running map[string]deployplan.Expectation
+	// Approved lifts require-approval.
+	Approved bool
+	// OnPlan hears the plan before anything is published or deployed.
+	OnPlan func(*deployplan.Plan)
 }
 
 // ErrBlocked is a negative verdict the flow has already explained (a failing gate, a refused

@@ -66,7 +66,13 @@ func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
 	}
 	// The templates that deploy, policy applied once: what is compared with the reviews is
 	// what deploys.
-	templates, err := review.MutatedTemplates(a, policy, nil)
+	mutated, err := review.MutatedTemplates(a, policy, nil)
+	if err != nil {
+		return stopped(failure.InputErr(err))
+	}
+	// Every stack's bytes, read once: what is compared is what reaches CloudFormation, whatever
+	// rewrites the assembly's files afterwards (an asset build, a process the app left behind).
+	templates, err := review.DeployTemplates(a, mutated)
 	if err != nil {
 		return stopped(failure.InputErr(err))
 	}
@@ -102,7 +108,8 @@ func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
 	if requireApproval == "broadening" {
 		approved = m.approved(ctx)
 	}
-	res, err := d.Deployer.Deploy(ctx, a, templates, approved, func(p *deployplan.Plan) { m.openDeployments(ctx, p) })
+	res, err := d.Deployer.Deploy(ctx, a, DeployRequest{Templates: templates, Running: c.running, Approved: approved,
+		OnPlan: func(p *deployplan.Plan) { m.openDeployments(ctx, p) }})
 	if res != nil {
 		rep.Outcomes = res.Outcomes
 	}
@@ -114,6 +121,7 @@ type merge struct {
 	d           Deps
 	in          Merge
 	prs         []githubapi.MergedPullRequest
+	prsErr      error            // why the merged pull requests could not be read
 	deployments map[string]int64 // GitHub deployment id by AWS environment
 }
 
@@ -125,6 +133,7 @@ func (m *merge) mergedPullRequests(ctx context.Context) []githubapi.MergedPullRe
 	prs, err := m.d.GitHub.MergedPullRequests(ctx, m.in.DefaultBranch, m.in.Commits)
 	if err != nil {
 		m.warn("could not find the merged pull requests", err)
+		m.prsErr = err
 	}
 	var nums []string
 	for _, pr := range prs {
@@ -172,6 +181,9 @@ type comparison struct {
 	// bound is true when a merged pull request has a review cdkbot wrote and can verify: the
 	// deploy is then bound to it, whatever on-unreviewed says.
 	bound bool
+	// running are what each stack must run before it deploys: the base of the review that
+	// showed it as it now is.
+	running map[string]deployplan.Expectation
 }
 
 // compare checks what is about to deploy (templates: policy-mutated where the policy changes
@@ -186,67 +198,57 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 	if err != nil {
 		return comparison{}, failure.InputErr(err)
 	}
+	if m.prsErr != nil {
+		// Fail closed: the push may well have merged a pull request whose review binds it.
+		return comparison{bound: true, lines: []string{fmt.Sprintf("cdkbot could not read which pull requests %s "+
+			"merged (%v), so it cannot tell what their reviews showed", commitid.Short(m.in.After, commitid.GitHub),
+			m.prsErr)}}, nil
+	}
 	if len(m.prs) == 0 {
 		return comparison{lines: []string{fmt.Sprintf("%s was pushed without a merged pull request: no review saw it",
 			commitid.Short(m.in.After, commitid.GitHub))}}, nil
 	}
-	var c comparison
+	c := comparison{running: map[string]deployplan.Expectation{}}
+	if problems := review.NestedTemplateProblems(a, templates); len(problems) > 0 {
+		c.bound, c.lines = true, problems // CloudFormation would read a template no review showed
+	}
 	seen := map[string]bool{}
 	var stackLines [][2]string // stack id, line
 	for _, pr := range m.prs {
-		bodies, err := m.d.GitHub.OwnCommentBodies(ctx, pr.Number, func(b string) bool {
-			mk, ok := render.ParseMarker(b)
-			return ok && !strings.HasPrefix(mk.Key, "deploy/")
+		// The review comments, and the comments holding the identities of a review too large to
+		// hold them itself, in one reading.
+		all, err := m.d.GitHub.OwnCommentBodies(ctx, pr.Number, func(b string) bool {
+			if mk, ok := render.ParseMarker(b); ok {
+				return !strings.HasPrefix(mk.Key, "deploy/")
+			}
+			_, ok := render.ParseIdentityPart(b)
+			return ok
 		})
 		if err != nil {
 			m.warn(fmt.Sprintf("could not read the review of #%d", pr.Number), err)
+		}
+		var bodies, parts []string
+		for _, b := range all {
+			if _, ok := render.ParseMarker(b); ok {
+				bodies = append(bodies, b)
+			} else {
+				parts = append(parts, b)
+			}
 		}
 		if len(bodies) == 0 {
 			c.lines = append(c.lines, fmt.Sprintf("#%d has no cdkbot review", pr.Number))
 			continue
 		}
-		mk, _ := render.ParseMarker(bodies[len(bodies)-1])
-		if mk.Unverified {
-			c.lines = append(c.lines,
-				fmt.Sprintf("#%d was reviewed in a fork's workflow, whose report cdkbot cannot verify", pr.Number))
-			continue
+		c.bound = true // a pull request cdkbot reviewed, even where it cannot verify the review
+		// The newest review of each key (a monorepo has one per app): each must hold, so a review
+		// that blocked cannot be outvoted by another app's review recording the same stacks.
+		latest := map[string]render.Marker{}
+		for _, b := range bodies {
+			mk, _ := render.ParseMarker(b)
+			latest[mk.Key] = mk
 		}
-		c.bound = true
-		where := fmt.Sprintf("#%d at %s", pr.Number, commitid.Short(mk.HeadSHA, commitid.GitHub))
-		switch {
-		case mk.Stacks == nil:
-			c.lines = append(c.lines, fmt.Sprintf("#%d's review was made by a cdkbot that recorded no deploy identities: "+
-				"review it again", pr.Number))
-			continue
-		case mk.HeadSHA != "" && pr.HeadSHA != "" && mk.HeadSHA != pr.HeadSHA:
-			c.lines = append(c.lines, fmt.Sprintf("#%d merged %s, but its review is of %s", pr.Number,
-				commitid.Short(pr.HeadSHA, commitid.GitHub), commitid.Short(mk.HeadSHA, commitid.GitHub)))
-		case mk.Blocked:
-			c.lines = append(c.lines, fmt.Sprintf("#%d's review blocked this change (a gate failed and no approval "+
-				"covered it)", pr.Number))
-		}
-		for _, id := range slices.Sorted(maps.Keys(deploying)) {
-			enc, ok := mk.Stacks[id]
-			if !ok {
-				stackLines = append(stackLines, [2]string{id, fmt.Sprintf("%s: not in the review of %s", id, where)})
-				continue
-			}
-			reviewed, err := review.ParseIdentity(enc)
-			if err != nil {
-				stackLines = append(stackLines, [2]string{id, fmt.Sprintf("%s: the review of %s recorded it unreadably",
-					id, where)})
-				continue
-			}
-			if differs := reviewed.Differs(deploying[id]); len(differs) > 0 {
-				verb := "differs"
-				if len(differs) > 1 {
-					verb = "differ"
-				}
-				stackLines = append(stackLines, [2]string{id, fmt.Sprintf("%s: %s %s from the review of %s",
-					id, strings.Join(differs, ", "), verb, where)})
-				continue
-			}
-			seen[id] = true
+		for _, key := range slices.Sorted(maps.Keys(latest)) {
+			m.compareReview(&c, pr, latest[key], parts, deploying, seen, &stackLines)
 		}
 	}
 	// A stack any review saw as it is now is reviewed, whichever pull request changed it.
@@ -256,6 +258,72 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 		}
 	}
 	return c, nil
+}
+
+// compareReview compares what deploys (deploying, by stack) with one review marker mk of pull
+// request pr, adding what differs to c; seen collects the stacks some review saw as they are now,
+// stackLines the differences of the others.
+func (m *merge) compareReview(c *comparison, pr githubapi.MergedPullRequest, mk render.Marker, parts []string,
+	deploying map[string]review.Identity, seen map[string]bool, stackLines *[][2]string) {
+	var err error
+	if mk.Unverified {
+		c.lines = append(c.lines,
+			fmt.Sprintf("#%d was reviewed in a fork's workflow, whose report cdkbot cannot verify", pr.Number))
+		return
+	}
+	where := fmt.Sprintf("#%d at %s", pr.Number, commitid.Short(mk.HeadSHA, commitid.GitHub))
+	if mk.Stacks == nil && mk.StacksDigest != "" {
+		// Every identity is read back, or the review does not count: never a partial comparison.
+		if mk.Stacks, err = render.JoinIdentityParts(mk, parts); err != nil {
+			c.lines = append(c.lines, fmt.Sprintf("#%d's review keeps its deploy identities in comments of their own, "+
+				"which cannot be read whole (%v): review it again", pr.Number, err))
+			return
+		}
+	}
+	switch {
+	case mk.Stacks == nil:
+		c.lines = append(c.lines, fmt.Sprintf("#%d's review was made by a cdkbot that recorded no deploy identities: "+
+			"review it again", pr.Number))
+		return
+	case mk.HeadSHA != "" && pr.HeadSHA != "" && mk.HeadSHA != pr.HeadSHA:
+		c.lines = append(c.lines, fmt.Sprintf("#%d merged %s, but its review is of %s", pr.Number,
+			commitid.Short(pr.HeadSHA, commitid.GitHub), commitid.Short(mk.HeadSHA, commitid.GitHub)))
+	case mk.Blocked:
+		c.lines = append(c.lines, fmt.Sprintf("#%d's review blocked this change (a gate failed and no approval "+
+			"covered it)", pr.Number))
+	}
+	for _, id := range slices.Sorted(maps.Keys(deploying)) {
+		enc, ok := mk.Stacks[id]
+		if !ok {
+			*stackLines = append(*stackLines, [2]string{id, fmt.Sprintf("%s: not in the review of %s", id, where)})
+			continue
+		}
+		reviewed, err := review.ParseIdentity(enc)
+		if err != nil {
+			*stackLines = append(*stackLines, [2]string{id, fmt.Sprintf("%s: the review of %s recorded it unreadably",
+				id, where)})
+			continue
+		}
+		if differs := reviewed.Differs(deploying[id]); len(differs) > 0 {
+			verb := "differs"
+			if len(differs) > 1 {
+				verb = "differ"
+			}
+			*stackLines = append(*stackLines, [2]string{id, fmt.Sprintf("%s: %s %s from the review of %s",
+				id, strings.Join(differs, ", "), verb, where)})
+			continue
+		}
+		if !seen[id] {
+			switch reviewed.Base {
+			case "": // the review recorded no base
+			case review.NoBase:
+				c.running[id] = deployplan.Expectation{Absent: true}
+			default:
+				c.running[id] = deployplan.Expectation{Digest: reviewed.Base}
+			}
+		}
+		seen[id] = true
+	}
 }
 
 // openDeployments records one GitHub deployment per AWS environment, in progress.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
@@ -61,6 +62,8 @@ type DeployInputs struct {
 	Stacks, Waves   []string
 	Concurrency     int
 	RequireApproval string
+	// Timeout bounds each stack's publishing, and again its deployment (deploy-timeout).
+	Timeout time.Duration
 }
 
 // DeployPipeline is the Deployer the merge flow runs: the deploy pipeline, configured from the
@@ -74,6 +77,7 @@ type DeployPipeline struct {
 	InstallCommand, SynthCommand string
 	Config                       string // the configuration file
 	ConfigRequired               bool   // it was named: a missing file is an error
+	ConfigCheckout               string // the checkout Config is read in (pipeline.LoadConfig)
 	Inputs                       DeployInputs
 	TempDir                      string
 	Runner                       Runner
@@ -110,7 +114,7 @@ func (p *DeployPipeline) RequireApproval() (string, error) {
 	if p.settled {
 		return p.o.RequireApproval, nil
 	}
-	set, policy, err := pipeline.LoadDeploySettings(p.Config, p.ConfigRequired)
+	set, policy, err := pipeline.LoadDeploySettings(p.Config, p.ConfigCheckout, p.ConfigRequired)
 	if err != nil {
 		return "", err
 	}
@@ -127,7 +131,7 @@ func (p *DeployPipeline) RequireApproval() (string, error) {
 	if set.RequireApproval != "" {
 		o.RequireApproval = set.RequireApproval
 	}
-	o.Stacks = p.Inputs.Stacks
+	o.Stacks, o.Timeout = p.Inputs.Stacks, p.Inputs.Timeout
 	if len(p.Inputs.Waves) > 0 {
 		o.Waves = p.Inputs.Waves
 	}
@@ -150,14 +154,15 @@ func (p *DeployPipeline) Policy() (*aspects.Config, error) {
 }
 
 // Deploy runs the deploy pipeline with the templates the flow compared with the reviews.
-func (p *DeployPipeline) Deploy(ctx context.Context, a *assembly.Assembly, templates map[string][]byte, approved bool,
-	onPlan func(*deployplan.Plan)) (*deployplan.Report, error) {
+func (p *DeployPipeline) Deploy(
+	ctx context.Context, a *assembly.Assembly, req DeployRequest,
+) (*deployplan.Report, error) {
 	if _, err := p.RequireApproval(); err != nil {
 		return nil, err
 	}
 	o := p.o
-	o.Dir, o.Templates, o.OnPlan = p.dir, templates, onPlan
-	if approved {
+	o.Dir, o.Pinned, o.Running, o.OnPlan = p.dir, req.Templates, req.Running, req.OnPlan
+	if req.Approved {
 		o.RequireApproval = "never"
 	}
 	rep, err := pipeline.Deploy(ctx, a, o)

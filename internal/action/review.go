@@ -223,14 +223,20 @@ func commentBody(rep *review.Report, budget int) (string, error) {
 }
 
 // postComment writes the sticky comment, rendering less detail when GitHub rejects the size.
+// When the comment's marker has only the digest of the deploy identities (a large app), the
+// identities go first to comments of their own, so the marker never names parts not yet there.
 func postComment(ctx context.Context, d Deps, number int, rep *review.Report, alwaysNew bool) error {
 	ours := func(body string) bool {
 		key, ok := render.MarkerKey(body)
 		return ok && key == rep.Key && !alwaysNew
 	}
+	posted := map[string]bool{} // the identity parts already on the pull request, by body
 	for _, budget := range commentBudgets {
 		body, err := commentBody(rep, budget)
 		if err != nil {
+			return err
+		}
+		if err := postIdentities(ctx, d, number, rep, budget, posted); err != nil {
 			return err
 		}
 		res, err := d.GitHub.UpsertComment(ctx, number, body, ours)
@@ -247,6 +253,40 @@ func postComment(ctx context.Context, d Deps, number int, rep *review.Report, al
 		return nil
 	}
 	return fmt.Errorf("GitHub rejected the review comment even at %d bytes", commentBudgets[len(commentBudgets)-1])
+}
+
+// postIdentities keeps the comments that hold the review's deploy identities when its comment
+// of budget bytes cannot: one per part, each edited in place run after run. A part GitHub
+// refuses is a warning: the review still posts, and the deploy, missing the part, refuses.
+func postIdentities(ctx context.Context, d Deps, number int, rep *review.Report, budget int,
+	posted map[string]bool) error {
+	parts := render.IdentityComments(rep, budget)
+	for i, body := range parts {
+		if posted[body] {
+			continue
+		}
+		res, err := d.GitHub.UpsertComment(ctx, number, body, func(b string) bool {
+			p, ok := render.ParseIdentityPart(b)
+			return ok && p.Key == rep.Key && p.Part == i+1
+		})
+		switch {
+		case errors.Is(err, githubapi.ErrBodyTooLarge):
+			d.Runner.Warning("cdkbot: GitHub refused part %d of the deploy identities on #%d as too large (%v); "+
+				"a merge deploy will refuse this review", i+1, number, err)
+			return nil
+		case githubapi.CannotWrite(err):
+			return nil // the review comment says so
+		case err != nil:
+			return fmt.Errorf("post the deploy identities of the review on #%d (part %d of %d): %w",
+				number, i+1, len(parts), err)
+		}
+		posted[body] = true
+		if i == 0 {
+			d.Runner.Notice("cdkbot: the deploy identities of %d stacks are in %d comment(s) of their own (%s)",
+				len(rep.Identity), len(parts), res.URL)
+		}
+	}
+	return nil
 }
 
 // checkRun reports the verdict as a check run on sha. A token that cannot write checks (a
@@ -320,7 +360,7 @@ func annotations(g Gate, rep *review.Report) []githubapi.Annotation {
 		}
 		for _, item := range gate.Items {
 			out = append(out, githubapi.Annotation{Path: path, StartLine: 1,
-				Level: level, Title: "cdkbot gate " + gate.Name, Message: item})
+				Level: level, Title: "cdkbot gate " + gate.Name, Message: render.Clean(item)})
 		}
 	}
 	return out

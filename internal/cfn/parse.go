@@ -10,10 +10,24 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// SyntaxError is a template that is not valid JSON or YAML; it says where.
+// SyntaxError is a template that is not valid JSON or YAML, or that has a key twice in one
+// object; it says where.
 type SyntaxError struct {
 	Line, Column int
 	Msg          string
+	// RepeatedKey is the key, when the error is a key that appears twice in one object (JSON
+	// parsers keep one of the two, and which one differs: CloudFormation could deploy the value a
+	// review did not show).
+	RepeatedKey string
+}
+
+// repeatedKey is the error for a key that appears twice in the object at pointer.
+func repeatedKey(key, pointer string, line, col int) *SyntaxError {
+	if pointer == "" {
+		pointer = "/"
+	}
+	return &SyntaxError{Line: line, Column: col, RepeatedKey: key,
+		Msg: fmt.Sprintf("the key %q appears twice in the object at %s: each key may appear once", key, pointer)}
 }
 
 func (e *SyntaxError) Error() string {
@@ -71,9 +85,37 @@ type jsonParser struct {
 	data []byte
 	pos  int
 	// keys and vals hold the members of the objects and arrays being read, innermost last, so
-	// that each becomes one exact-size allocation when it closes instead of growing as it goes.
+	// that each becomes one exact-size allocation when it closes instead of growing as it goes;
+	// offs holds where each key starts, to say where a repeated one is.
 	keys []string
 	vals []any
+	offs []int
+	// path is where the value being read is: a key for each object, an index for each array.
+	path []step
+}
+
+// step is one level of a path: a key, or an index when key is not set.
+type step struct {
+	key   string
+	index int
+	isKey bool
+}
+
+// pointer is the JSON pointer of the value being read.
+func (p *jsonParser) pointer() string { return pointerOf(p.path) }
+
+// pointerOf is the JSON pointer of a path.
+func pointerOf(path []step) string {
+	var b strings.Builder
+	for _, s := range path {
+		b.WriteByte('/')
+		if s.isKey {
+			b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s.key))
+		} else {
+			b.WriteString(strconv.Itoa(s.index))
+		}
+	}
+	return b.String()
 }
 
 func (p *jsonParser) fail(msg string) error {
@@ -144,6 +186,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return nil, p.fail("expected a string key")
 		}
+		at := p.pos
 		k, err := p.string()
 		if err != nil {
 			return nil, err
@@ -153,12 +196,15 @@ func (p *jsonParser) object(depth int) (any, error) {
 			return nil, p.fail("expected ':' after object key")
 		}
 		p.pos++
+		p.path = append(p.path, step{key: k, isKey: true})
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
+		p.path = p.path[:len(p.path)-1]
 		p.keys = append(p.keys, k)
 		p.vals = append(p.vals, v)
+		p.offs = append(p.offs, at)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail("")
@@ -168,7 +214,11 @@ func (p *jsonParser) object(depth int) (any, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			o := newObjectOf(p.keys[keys:], p.vals[vals:])
+			o, repeated := newObjectOf(p.keys[keys:], p.vals[vals:])
+			if repeated >= 0 {
+				line, col := lineCol(p.data, int64(p.offs[keys+repeated]))
+				return nil, repeatedKey(p.keys[keys+repeated], p.pointer(), line, col)
+			}
 			p.pop(keys, vals)
 			return o, nil
 		default:
@@ -181,7 +231,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 func (p *jsonParser) pop(keys, vals int) {
 	clear(p.keys[keys:])
 	clear(p.vals[vals:])
-	p.keys, p.vals = p.keys[:keys], p.vals[:vals]
+	p.keys, p.vals, p.offs = p.keys[:keys], p.vals[:vals], p.offs[:keys]
 }
 
 func (p *jsonParser) array(depth int) (any, error) {
@@ -192,7 +242,9 @@ func (p *jsonParser) array(depth int) (any, error) {
 		return []any{}, nil
 	}
 	mark := len(p.vals)
-	for {
+	p.path = append(p.path, step{})
+	for i := 0; ; i++ {
+		p.path[len(p.path)-1].index = i
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
@@ -209,6 +261,7 @@ func (p *jsonParser) array(depth int) (any, error) {
 			p.pos++
 			arr := append([]any(nil), p.vals[mark:]...)
 			p.pop(len(p.keys), mark)
+			p.path = p.path[:len(p.path)-1]
 			return arr, nil
 		default:
 			return nil, p.fail(fmt.Sprintf("invalid character %q after array element", p.data[p.pos]))
@@ -319,8 +372,11 @@ const (
 	MaxYAMLNodes = 1_000_000
 )
 
-// yamlBudget counts the nodes a YAML template expands to.
-type yamlBudget struct{ nodes int }
+// yamlBudget counts the nodes a YAML template expands to; path is where the node being read is.
+type yamlBudget struct {
+	nodes int
+	path  []step
+}
 
 func tooComplex(n *yaml.Node, what string) error {
 	return &SyntaxError{Line: n.Line, Column: n.Column, Msg: "the template is too complex: " + what}
@@ -359,20 +415,27 @@ func (b *yamlBudget) fromYAML(n *yaml.Node, depth int) (any, error) {
 		o := NewObject()
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if _, ok := o.Get(k.Value); ok {
+				return nil, repeatedKey(k.Value, pointerOf(b.path), k.Line, k.Column)
+			}
+			b.path = append(b.path, step{key: k.Value, isKey: true})
 			val, err := b.fromYAML(v, depth+1)
 			if err != nil {
 				return nil, err
 			}
+			b.path = b.path[:len(b.path)-1]
 			o.Set(k.Value, val)
 		}
 		return o, nil
 	case yaml.SequenceNode:
 		arr := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
+		for i, c := range n.Content {
+			b.path = append(b.path, step{index: i})
 			v, err := b.fromYAML(c, depth+1)
 			if err != nil {
 				return nil, err
 			}
+			b.path = b.path[:len(b.path)-1]
 			arr = append(arr, v)
 		}
 		return arr, nil

@@ -41,17 +41,17 @@ const indexThreshold = 8
 // NewObject returns an empty object.
 func NewObject() *Object { return &Object{} }
 
-// newObjectOf makes an object of parsed members in one allocation each for keys and values; a
-// repeated key keeps its first position and its last value, as Set does.
-func newObjectOf(keys []string, vals []any) *Object {
-	o := &Object{keys: make([]string, 0, len(keys)), vals: make([]any, 0, len(vals))}
+// newObjectOf makes an object of parsed members in one allocation each for keys and values. A
+// key that appears twice is not taken: the object is nil and repeated the index in keys of its
+// second appearance.
+func newObjectOf(keys []string, vals []any) (o *Object, repeated int) {
+	o = &Object{keys: make([]string, 0, len(keys)), vals: make([]any, 0, len(vals))}
 	if len(keys) > indexThreshold {
 		o.index = make(map[string]int, len(keys))
 	}
 	for i, k := range keys {
-		if j := o.find(k); j >= 0 {
-			o.vals[j] = vals[i]
-			continue
+		if o.find(k) >= 0 {
+			return nil, i
 		}
 		if o.index != nil {
 			o.index[k] = len(o.keys)
@@ -59,7 +59,7 @@ func newObjectOf(keys []string, vals []any) *Object {
 		o.keys = append(o.keys, k)
 		o.vals = append(o.vals, vals[i])
 	}
-	return o
+	return o, -1
 }
 
 func (o *Object) find(key string) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/githubapi"
 	"github.com/cdkbot/cdkbot/internal/pipeline"
 	"github.com/cdkbot/cdkbot/internal/render"
+	"github.com/cdkbot/cdkbot/internal/synth"
 )
 
 func newActionCommand(streams IO) *cobra.Command {
@@ -184,12 +186,16 @@ func (r *actionRun) reviewDeps(ctx context.Context) (_ action.Deps, _ action.Gat
 			}
 		}
 	}
-	opts.ConfigRequired = opts.Config != ""
+	// A pull request's code: synthesized as synth-user (the image's users, else created where
+	// cdkbot may), or refused without a sandbox unless synth-user is none.
+	opts.PullRequestCode, opts.Host = true, synthHost
+	// Named or not, the file is the checkout's (the pull request's): read inside it.
+	opts.ConfigRequired, opts.ConfigCheckout = opts.Config != "", r.workdir
 	if !opts.ConfigRequired {
 		opts.Config = filepath.Join(r.workdir, ".cdkbot.yml")
 	}
 	rv := &action.ReviewPipeline{Options: opts}
-	d := action.Deps{GitHub: gh, Runner: r.rt, Reviewer: rv, SaveReport: action.SaveReportIn(runnerTemp())}
+	d := action.Deps{GitHub: gh, Runner: cleanRunner{r.rt}, Reviewer: rv, SaveReport: action.SaveReportIn(runnerTemp())}
 	if !rv.UsesAssemblies() {
 		h, err := pipeline.OpenHistory(r.workdir, r.streams.Out)
 		if err != nil {
@@ -200,13 +206,53 @@ func (r *actionRun) reviewDeps(ctx context.Context) (_ action.Deps, _ action.Gat
 	return d, gate, rv.Cleanup, nil
 }
 
+// maxReportFile bounds a fork's report file: what cdkbot writes (a comment within GitHub's
+// limit and the review as JSON) is far smaller; a larger file is refused before it is read.
+const maxReportFile = 64 << 20
+
+// readReport reads a report file, which is data a fork's author controlled: a regular file, at
+// most maxReportFile bytes, measured before reading.
+func readReport(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, failure.Usagef("%v", err)
+	}
+	tooLarge := func(size string) error {
+		return failure.Inputf("%s is %s, larger than any report file cdkbot writes (at most %d MiB): "+
+			"refused without reading it", path, size, maxReportFile>>20)
+	}
+	switch {
+	case !st.Mode().IsRegular():
+		return nil, failure.Inputf("%s is not a regular file (%s): a report file is one", path, st.Mode().Type())
+	case st.Size() > maxReportFile:
+		return nil, tooLarge(fmt.Sprintf("%d MiB", st.Size()>>20))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, failure.Usagef("%v", err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxReportFile+1))
+	if err != nil {
+		return nil, failure.InputErr(fmt.Errorf("read %s: %w", path, err))
+	}
+	if len(raw) > maxReportFile { // it grew since it was measured
+		return nil, tooLarge("growing")
+	}
+	return raw, nil
+}
+
+// synthHost is the machine the action's reviews choose their sandbox on (nil: this one); tests
+// replace it.
+var synthHost synth.Host
+
 func runActionComment(ctx context.Context, streams IO, path string) error {
 	if path == "" {
 		return failure.Usagef("--report FILE is required")
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := readReport(path)
 	if err != nil {
-		return failure.Usagef("%v", err)
+		return err
 	}
 	var r action.SavedReport
 	if err := json.Unmarshal(raw, &r); err != nil || r.PullRequest == 0 ||
@@ -228,7 +274,7 @@ func runActionComment(ctx context.Context, streams IO, path string) error {
 			"from a job triggered by workflow_run (the event is %q): "+
 			"only that event says which pull request and commit the report may be for", rt.EventName())
 	}
-	return action.PostSavedReport(ctx, action.Deps{GitHub: gh, Runner: rt}, r, run)
+	return action.PostSavedReport(ctx, action.Deps{GitHub: gh, Runner: cleanRunner{rt}}, r, run)
 }
 
 // deploy wires the merge flow: the push, the inputs, and a deployer over `cdkbot deploy`.
@@ -266,10 +312,11 @@ func (r *actionRun) deploy(ctx context.Context) error {
 	}
 	dep := &action.DeployPipeline{Revision: push.After, Workdir: r.workdir, AssemblyDir: r.path("assembly"),
 		InstallCommand: r.rt.Input("install-command"), SynthCommand: r.rt.Input("synth-command"), Config: config,
-		ConfigRequired: r.rt.Input("config") != "", Inputs: inputs, TempDir: runnerTemp(), Runner: r.rt, Log: r.streams.Out,
+		ConfigRequired: r.rt.Input("config") != "", ConfigCheckout: r.workdir, Inputs: inputs, TempDir: runnerTemp(),
+		Runner: cleanRunner{r.rt}, Log: r.streams.Out,
 		BuildOutput: r.streams.Err,
 		View:        func(p *deployplan.Plan) pipeline.DeployView { return newDeployView(r.streams.Err, p, r.rt) }}
-	return action.DeployOnMerge(ctx, action.Deps{GitHub: gh, Runner: r.rt, Deployer: dep}, action.Merge{
+	return action.DeployOnMerge(ctx, action.Deps{GitHub: gh, Runner: cleanRunner{r.rt}, Deployer: dep}, action.Merge{
 		Branch: push.Branch, DefaultBranch: push.DefaultBranch, After: push.After, Commits: push.Commits,
 		Key: r.rt.Key(r.workdir), RunURL: r.rt.RunURL(),
 		OnUnreviewed: onUnreviewed, Gate: gate, ShowOutputs: r.rt.Input("show-outputs") == "true",
@@ -291,6 +338,13 @@ func (r *actionRun) deployInputs() (action.DeployInputs, error) {
 			return in, failure.Usagef("input concurrency is %q: give a number of stacks, at least 1", c)
 		}
 		in.Concurrency = n
+	}
+	if v := r.rt.Input("deploy-timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return in, failure.Usagef("input deploy-timeout is %q: give a duration such as 30m or 2h", v)
+		}
+		in.Timeout = d
 	}
 	switch ra := r.rt.Input("require-approval"); ra {
 	case "", "never", "broadening":

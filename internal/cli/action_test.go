@@ -88,6 +88,8 @@ func actionEnv(t *testing.T, srv *ghserver.Server, token, event, payload string)
 		// tests are about approvals, so they gate on destroy-stateful alone.
 		"INPUT_BASE-ASSEMBLY": "before", "INPUT_HEAD-ASSEMBLY": "after", "INPUT_COMMENT": "", "INPUT_CONFIG": "", "INPUT_FAIL-ON": "destroy-stateful",
 		"INPUT_OVERRIDE-LABEL": "", "INPUT_APPROVAL": "", "INPUT_CHECK-NAME": "",
+		// Tests that synthesize do it as the test's own user (the sandbox has tests of its own).
+		"INPUT_SYNTH-USER": "none",
 	} {
 		t.Setenv(k, v)
 	}

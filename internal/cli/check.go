@@ -44,6 +44,7 @@ func newCheckCommand(streams IO) *cobra.Command {
 func runCheck(streams IO, opts checkOptions, configGiven bool) error {
 	rep, err := pipeline.Check(pipeline.CheckOptions{
 		Assembly: opts.Assembly, Config: opts.Config, ConfigRequired: configGiven,
+		ConfigCheckout:  configCheckout(configGiven),
 		NoStabilization: opts.NoStabilization, Write: opts.Write, Log: streams.Err,
 	})
 	if err != nil {

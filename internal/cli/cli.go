@@ -14,6 +14,7 @@ import (
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/failure"
+	"github.com/cdkbot/cdkbot/internal/render"
 )
 
 // Exit codes: one table for every command (README "Exit codes").
@@ -81,7 +82,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	code := exitCode(err, ran)
 	if !failure.Is(err, failure.Verdict) {
-		fmt.Fprintf(stderr, "cdkbot: %s\n", message(err))
+		// Errors carry names from the assembly and the app's last lines of output: cleaned.
+		fmt.Fprintf(stderr, "cdkbot: %s\n", render.CleanLines(message(err)))
 	}
 	if failure.Is(err, failure.Usage) || (!ran && code == ExitUsage) {
 		fmt.Fprintln(stderr, "Run 'cdkbot --help' for usage.")
@@ -130,6 +132,16 @@ func newRootCommand(streams IO) *cobra.Command {
 		newReviewCommand(streams), newDemoCommand(streams), newHookCommand(streams),
 		newActionCommand(streams), newPublishCommand(streams), newDeployCommand(streams))
 	return root
+}
+
+// configCheckout is where the configuration file is read (pipeline.LoadConfig): the default
+// .cdkbot.yml as a file of the checkout of the current directory, never through a link out of
+// it; a file the user named with --config wherever it leads, their choice.
+func configCheckout(named bool) string {
+	if named {
+		return ""
+	}
+	return "."
 }
 
 // exactArgs is cobra.ExactArgs with a typed usage error and a message that names the arguments.

@@ -39,7 +39,8 @@ func newDeployCommand(streams IO) *cobra.Command {
 		Args: exactArgs(1, "one argument, the cloud assembly directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Dir, flags.Format, o.RequireApproval = args[0], f.value, approval.value
-			set, policy, err := pipeline.LoadDeploySettings(flags.Config, cmd.Flags().Changed("config"))
+			named := cmd.Flags().Changed("config")
+			set, policy, err := pipeline.LoadDeploySettings(flags.Config, configCheckout(named), named)
 			if err != nil {
 				return err
 			}

@@ -138,7 +138,7 @@ func (v *deployView) Progress(p deployplan.Progress) {
 		}
 		v.gha.EndGroup()
 		if !o.Result.OK() && o.Result != deployplan.Skipped {
-			v.gha.Error("cdkbot deploy: %s", firstNonEmpty(o.Error, string(o.Result)))
+			v.gha.Error("cdkbot deploy: %s", render.CleanLines(firstNonEmpty(o.Error, string(o.Result))))
 		}
 	}
 }

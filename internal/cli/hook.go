@@ -72,6 +72,7 @@ func newHookCommand(streams IO) *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ropts.ConfigRequired = cmd.Flags().Changed("config")
+			ropts.ConfigCheckout = configCheckout(ropts.ConfigRequired)
 			return runHook(cmd.Context(), streams, ropts)
 		},
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -10,6 +11,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 
+	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/pipeline"
+	"github.com/cdkbot/cdkbot/internal/render"
+	"github.com/cdkbot/cdkbot/internal/review"
 	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
 	"github.com/cdkbot/cdkbot/internal/testutil/moto"
 )
@@ -170,3 +175,116 @@ func TestMergeDeployIsBoundToTheReview(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// reviewedChange is the marker cdkbot's review of base → head (assembly directories) posts.
+func reviewedChange(t *testing.T, base, head, key, sha string, gates []review.Gate) string {
+	t.Helper()
+	load := func(dir string) *assembly.Assembly {
+		a, err := pipeline.LoadAssembly(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	rep, err := review.Run(review.Input{Base: load(base), Head: load(head), Key: key, HeadSHA: sha, FailOn: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Gates = append(rep.Gates, gates...)
+	return render.MarkerComment(rep) + "\n### cdkbot review"
+}
+
+// A change merged and refused (or never deployed) stays on main; the next pull request is
+// reviewed against main and shows only its own change. Its deploy would also make the first
+// change, which nobody approved: a stack that does not run the base its review compared with is
+// refused, and keeps what it runs.
+func TestMergeDeployRefusesWhatItsReviewDidNotCompareWith(t *testing.T) {
+	srv := moto.Start(t)
+	srv.Bootstrap(t)
+	moto.Env(t, srv.URL)
+	running := writeDeployAssembly(t, "rides-topic") // App runs its queue
+	if code, stdout, stderr := run(t, "deploy", running); code != ExitOK {
+		t.Fatalf("deploy what runs: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// main since: App lost its queue (a merge whose deploy was refused) ...
+	mainNow := writeDeployAssembly(t, "rides-topic")
+	writeJSONFile(t, filepath.Join(mainNow, "App.template.json"), map[string]any{"Resources": map[string]any{
+		"Marker": map[string]any{"Type": "AWS::SNS::Topic", "Properties": map[string]any{"TopicName": "app-marker"}}}})
+	// ... and the next pull request adds a topic to that: its review shows the topic alone.
+	head := writeDeployAssembly(t, "rides-topic")
+	writeJSONFile(t, filepath.Join(head, "App.template.json"), map[string]any{"Resources": map[string]any{
+		"Marker": map[string]any{"Type": "AWS::SNS::Topic", "Properties": map[string]any{"TopicName": "app-marker"}},
+		"Topic2": map[string]any{"Type": "AWS::SNS::Topic", "Properties": map[string]any{"TopicName": "app-topic2"}}}})
+
+	gh := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{appToken: ghserver.AppToken}})
+	gh.Pulls[7] = mergedPR(7, "h7")
+	gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = []int{7}
+	gh.Add(7, "cdk-deployer[bot]", reviewedChange(t, mainNow, head, "cdk/review/.", "h7", nil))
+	actionEnv(t, gh, appToken, "push", pushMergeEvent(t))
+	t.Setenv("INPUT_ASSEMBLY", head)
+	code, stdout, stderr := run(t, "action")
+	if code == ExitOK || !strings.Contains(stdout+stderr, "runs a template other than the base its review compared with") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	out, err := cloudformation.NewFromConfig(srv.Config()).DescribeStackResources(context.Background(),
+		&cloudformation.DescribeStackResourcesInput{StackName: ptr("App")})
+	if err != nil || len(out.StackResources) != 1 || *out.StackResources[0].LogicalResourceId != "Queue" {
+		t.Errorf("App lost what it ran: %+v %v", out, err)
+	}
+
+	// Once main's change is deployed, the same merge deploys.
+	if code, stdout, stderr := run(t, "deploy", mainNow); code != ExitOK {
+		t.Fatalf("deploy main: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := run(t, "action"); code != ExitOK {
+		t.Errorf("after main deployed: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// Every review on the merged pull request holds, whatever its key: a review that blocked is not
+// outvoted by another job's review recording the same stacks; a fork's review, which cdkbot
+// cannot verify, binds as a refusal, whatever on-unreviewed says; and when cdkbot cannot read
+// which pull requests a push merged, nothing deploys.
+func TestMergeDeployFailsClosed(t *testing.T) {
+	dir := writeBoundAssembly(t)
+	blocking := []review.Gate{{Name: review.GateDestroy, Triggered: true, Enforced: true, Items: []string{"Table in App"}}}
+	for _, c := range []struct {
+		name  string
+		setup func(gh *ghserver.Server)
+		want  string
+	}{
+		{"another job's review does not outvote a blocking one", func(gh *ghserver.Server) {
+			gh.Add(7, "cdk-deployer[bot]", reviewedChange(t, dir, dir, "cdk/review/a", "h7", blocking))
+			gh.Add(7, "cdk-deployer[bot]", reviewedChange(t, dir, dir, "cdk/review/b", "h7", nil))
+		}, "#7's review blocked this change"},
+		{"a fork's review binds under on-unreviewed: warn", func(gh *ghserver.Server) {
+			var fork bytes.Buffer
+			raw, _ := json.Marshal(map[string]any{"gates": []any{}, "diff": map[string]any{"stacks": []any{}}})
+			if err := render.ForkReviewMarkdown(&fork, raw, "cdk/review/.", "h7", 0); err != nil {
+				t.Fatal(err)
+			}
+			gh.Add(7, "cdk-deployer[bot]", fork.String())
+		}, "#7 was reviewed in a fork's workflow"},
+		{"the merged pull requests cannot be read", func(gh *ghserver.Server) {
+			gh.Add(7, "cdk-deployer[bot]", reviewedChange(t, dir, dir, "cdk/review/.", "h7", nil))
+			path := "GET /repos/acme/shop/commits/cccccccccccccccccccccccccccccccccccccccc/pulls"
+			for range 10 {
+				gh.Fail[path] = append(gh.Fail[path], ghserver.Response{Status: 502})
+			}
+		}, "could not read which pull requests"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			gh := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{appToken: ghserver.AppToken}})
+			gh.Pulls[7] = mergedPR(7, "h7")
+			gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = []int{7}
+			c.setup(gh)
+			actionEnv(t, gh, appToken, "push", pushMergeEvent(t))
+			t.Setenv("INPUT_ASSEMBLY", dir)
+			t.Setenv("INPUT_ON-UNREVIEWED", "warn")
+			code, stdout, stderr := run(t, "action")
+			if code != ExitVerdict || !strings.Contains(stdout, c.want) || !strings.Contains(stdout, "nothing deployed") {
+				t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+		})
+	}
+}

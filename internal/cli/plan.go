@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -32,7 +31,8 @@ func newPlanCommand(streams IO) *cobra.Command {
 		Args: exactArgs(1, "one argument, the cloud assembly directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flags.Dir, flags.Format = args[0], f.value
-			set, policy, err := pipeline.LoadDeploySettings(flags.Config, cmd.Flags().Changed("config"))
+			named := cmd.Flags().Changed("config")
+			set, policy, err := pipeline.LoadDeploySettings(flags.Config, configCheckout(named), named)
 			if err != nil {
 				return err
 			}
@@ -68,9 +68,7 @@ func runPlan(streams IO, o pipeline.PlanOptions, flags planFlags) error {
 	case "github-matrix":
 		return render.PlanGitHubMatrix(streams.Out, plan, assets)
 	case "json":
-		enc := json.NewEncoder(streams.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"publish": assets, "deploy": plan})
+		return render.PlanJSON(streams.Out, plan, assets)
 	}
 	return render.PlanText(streams.Out, plan, assets)
 }

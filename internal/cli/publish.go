@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,7 +29,8 @@ func newPublishCommand(streams IO) *cobra.Command {
 			"present is skipped, so a re-run uploads only what is missing. Directories are zipped\n" +
 			"deterministically; images are built once with `docker build`, then tagged and pushed to each\n" +
 			"repository. --dry-run checks what is present and uploads nothing. Assets built by an\n" +
-			"`executable` run code from the app: refused unless --allow-executables.\n" +
+			"`executable` run code from the app: refused unless --allow-executables. --timeout bounds the\n" +
+			"whole run: past it, uploads in flight are aborted and publish fails (exit 4).\n" +
 			"AWS credentials and endpoint come from the standard AWS configuration (AWS_PROFILE,\n" +
 			"AWS_REGION, AWS_ENDPOINT_URL, ...). Progress goes to stderr, the summary to stdout.",
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -50,6 +52,9 @@ func newPublishCommand(streams IO) *cobra.Command {
 			if o.Concurrency < 1 || o.BuildConcurrency < 1 {
 				return failure.Usagef("--concurrency and --build-concurrency must be at least 1")
 			}
+			if o.Timeout <= 0 {
+				return failure.Usagef("--timeout must be a positive duration (such as 30m or 2h)")
+			}
 			return runPublish(cmd.Context(), streams, o, format)
 		},
 	}
@@ -58,6 +63,8 @@ func newPublishCommand(streams IO) *cobra.Command {
 	cmd.Flags().BoolVar(&o.AllowExecutables, "allow-executables", false,
 		"run the commands of assets built by an executable (code from the app: trusted revisions only)")
 	cmd.Flags().IntVar(&o.BuildConcurrency, "build-concurrency", 1, "docker images built at once")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", time.Hour,
+		"give up when publishing has not finished after this long (every asset, every destination)")
 	cmd.Flags().Var(f, "format", "output format: text or json")
 	addToolkitFlags(cmd, &o.ToolkitBucket, &o.ToolkitStack)
 	return cmd
@@ -117,7 +124,7 @@ func (v *publishView) Stop(s publishplan.Summary) {
 		v.gha.EndGroup()
 		for _, oc := range s.Outcomes {
 			if oc.State == publishplan.Failed {
-				v.gha.Error("cdkbot publish: %s", oc.Error)
+				v.gha.Error("cdkbot publish: %s", render.CleanLines(oc.Error))
 			}
 		}
 	}

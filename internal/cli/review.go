@@ -34,6 +34,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 		Args: exactArgs(0, "no arguments (name the assemblies with --base-assembly and --head-assembly)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			view.Format, opts.Log, opts.ConfigRequired = f.value, streams.Err, cmd.Flags().Changed("config")
+			opts.ConfigCheckout = configCheckout(opts.ConfigRequired)
 			return runReview(cmd.Context(), streams, opts, view)
 		},
 	}

@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -155,6 +157,10 @@ func (sd *stackDeploy) run(ctx context.Context) error {
 	if same {
 		return nil
 	}
+	if err := sd.expected(current); err != nil {
+		sd.out.Result = Refused
+		return err
+	}
 	if sd.d.Approve != nil {
 		if err := sd.d.Approve(sd.s, current, body); err != nil {
 			sd.out.Result = Refused
@@ -264,6 +270,28 @@ func (sd *stackDeploy) upToDate(ctx context.Context, body []byte) (current []byt
 		sd.out.Result, sd.out.Status, sd.out.Outputs = NoChanges, string(sd.deployed.StackStatus), outputs(sd.deployed)
 	}
 	return current, same, nil
+}
+
+// expected refuses a stack that does not run what its review compared with (Stack.Running): the
+// deploy would then also make a change nobody was shown — an earlier merge that did not deploy,
+// a change made outside cdkbot. current is the deployed template (nil for a new stack).
+func (sd *stackDeploy) expected(current []byte) error {
+	e := sd.s.Running
+	switch {
+	case e == nil, sd.deployed == nil:
+		return nil // no expectation, or nothing running to change behind the review's back
+	case e.Absent:
+		return fmt.Errorf("it already runs, but its review compared with a base that had no such stack: the deploy " +
+			"would change what runs in ways the review did not show. Review the change against what runs " +
+			"(deployed: required), or deploy what runs first")
+	}
+	sum := sha256.Sum256(bytes.TrimSpace(current))
+	if hex.EncodeToString(sum[:16]) != e.Digest {
+		return fmt.Errorf("it runs a template other than the base its review compared with (an earlier change that " +
+			"did not deploy, or one made outside cdkbot), so the deploy would also make changes the review did not " +
+			"show. Deploy or revert those first, or review the change against what runs (deployed: required)")
+	}
+	return nil
 }
 
 // createChangeSet creates the stack's change set and returns its ARN: from here the change set

@@ -69,6 +69,16 @@ type Stack struct {
 	// of one wave and level can deploy in parallel.
 	Wave  int `json:"wave"`
 	Level int `json:"level"`
+	// Running, when set, is what the stack must run before this deploy for it to make the
+	// change its review showed: the review's base template's digest (review.TemplateDigest), or
+	// Absent when the review saw no such stack. The deployer refuses the stack otherwise.
+	Running *Expectation `json:"-"`
+}
+
+// Expectation is what a stack must run before it is deployed.
+type Expectation struct {
+	Digest string // review.TemplateDigest of the template it runs; "" with Absent
+	Absent bool   // it must not exist yet
 }
 
 // Plan is the deployments of an assembly in a valid order (waves, then dependencies, then id).
@@ -98,6 +108,14 @@ type Options struct {
 	// Templates are the policy-mutated templates by qualified stack id (review.MutatedTemplates):
 	// they deploy instead of the synthesized files.
 	Templates map[string][]byte
+	// Running are what each stack must run before it deploys, by qualified id (Stack.Running);
+	// a stack without one has no expectation.
+	Running map[string]Expectation
+	// Pinned are the exact bytes to deploy for each stack by qualified id, as a caller compared
+	// them with a review (review.DeployTemplates): what deploys is those bytes, delivered inline
+	// or uploaded under their own hash, never the file read again nor an object the assembly
+	// names (stackTemplateAssetObjectUrl's key).
+	Pinned map[string][]byte
 }
 
 // IncompleteError refuses stacks the CDK CLI would not deploy either: unresolved context lookups
@@ -272,6 +290,9 @@ func plan(
 		TerminationProtection: s.TerminationProtection,
 		ChangeSetName:         changeSetName(o.Revision),
 	}
+	if e, ok := o.Running[st.ID]; ok {
+		st.Running = &e
+	}
 	if s.RequiresBootstrapStackVersion > 0 {
 		param := s.BootstrapStackVersionSSMParameter
 		if param == "" {
@@ -315,7 +336,10 @@ func plan(
 func template(a *assembly.Assembly, s *assembly.Stack, env assembly.Environment, o Options) (Template, error) {
 	t := Template{Path: s.TemplatePath, Size: s.TemplateSize}
 	if body, ok := o.Templates[s.QualifiedID()]; ok {
-		return mutatedTemplate(s, env, o, body)
+		return mutatedTemplate(s, env, o, body, true)
+	}
+	if body, ok := o.Pinned[s.QualifiedID()]; ok {
+		return mutatedTemplate(s, env, o, body, false)
 	}
 	if s.StackTemplateAssetObjectURL != "" {
 		u, err := httpsURL(assembly.ResolvePlaceholders(s.StackTemplateAssetObjectURL, env), env)
@@ -349,11 +373,14 @@ func template(a *assembly.Assembly, s *assembly.Stack, env assembly.Environment,
 	return t, nil
 }
 
-// mutatedTemplate delivers a policy-mutated template: beside the synthesized template asset in
-// the same bucket, under the mutated bytes' own hash (content-addressed, like every CDK asset),
-// or inline when it fits and the stack has no template asset, or in the toolkit bucket.
-func mutatedTemplate(s *assembly.Stack, env assembly.Environment, o Options, body []byte) (Template, error) {
-	t := Template{Path: s.TemplatePath, Size: int64(len(body)), Body: body, Mutated: true}
+// mutatedTemplate delivers given bytes (policy-mutated, or pinned by a caller): beside the
+// synthesized template asset in the same bucket, under the bytes' own hash (content-addressed,
+// like every CDK asset), or inline when it fits and the stack has no template asset, or in the
+// toolkit bucket.
+func mutatedTemplate(
+	s *assembly.Stack, env assembly.Environment, o Options, body []byte, mutated bool,
+) (Template, error) {
+	t := Template{Path: s.TemplatePath, Size: int64(len(body)), Body: body, Mutated: mutated}
 	digest := sha256.Sum256(body)
 	sum := hex.EncodeToString(digest[:])
 	switch {

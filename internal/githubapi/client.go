@@ -6,6 +6,9 @@
 // Retries never duplicate: reads and updates are retried on 5xx and 429; a creating POST is
 // retried only when GitHub rejected it before acting (rate limits) or the request never reached
 // GitHub; when its answer was lost, the caller looks for its effect before sending it again.
+//
+// Each attempt has its own time limit, below the retries: a slow answer fails its attempt, not
+// the request, and the waits GitHub asks for (up to MaxWait) are waited out whole.
 package githubapi
 
 import (
@@ -32,7 +35,9 @@ type Options struct {
 	GraphQLURL string // GITHUB_GRAPHQL_URL; "" derives it from APIURL
 	Owner      string
 	Repo       string
-	// HTTP is the transport underneath the retries (tests pass an httptest client).
+	// HTTP is the client each attempt goes through, underneath the retries (tests pass an
+	// httptest client): its Transport sends, and its Timeout bounds one attempt — sending and
+	// reading the whole answer — never the waits between attempts (default 60 s).
 	HTTP *http.Client
 	// Sleep waits between retries; tests record instead of waiting.
 	Sleep func(context.Context, time.Duration) error
@@ -55,14 +60,23 @@ type Client struct {
 	login      string
 }
 
+// DefaultAttemptTimeout bounds one attempt of a request when Options.HTTP sets no timeout: far
+// above what GitHub takes to answer (it gives up on its side after 10 s), so only an answer
+// that is lost fails an attempt.
+const DefaultAttemptTimeout = 60 * time.Second
+
 // New builds a client.
 func New(o Options) (*Client, error) {
 	base := o.HTTP
 	if base == nil {
-		base = &http.Client{Timeout: 30 * time.Second}
+		base = &http.Client{}
 	}
 	r := &retrying{
 		next: base.Transport, sleep: o.Sleep, attempts: o.MaxAttempts, maxWait: o.MaxWait, now: o.Now, token: o.Token,
+		timeout: base.Timeout,
+	}
+	if r.timeout <= 0 {
+		r.timeout = DefaultAttemptTimeout
 	}
 	if r.next == nil {
 		r.next = http.DefaultTransport
@@ -79,7 +93,9 @@ func New(o Options) (*Client, error) {
 	if r.now == nil {
 		r.now = time.Now
 	}
-	hc := &http.Client{Timeout: base.Timeout, Transport: r}
+	// No Timeout here: it would cover the retries and the waits between them, cutting a wait
+	// GitHub asked for (Retry-After: 40) at the client's limit. Each attempt has its own.
+	hc := &http.Client{Transport: r}
 	gh := github.NewClient(hc)
 	if o.APIURL != "" {
 		api := strings.TrimSuffix(o.APIURL, "/") + "/"
@@ -141,6 +157,19 @@ type retrying struct {
 	maxWait  time.Duration
 	now      func() time.Time
 	token    string
+	timeout  time.Duration // one attempt: sending it and reading its whole answer
+}
+
+// maxAnswer bounds one answer read into memory: a page of 100 comments of GitHub's largest size,
+// JSON-escaped, fits many times over.
+const maxAnswer = 64 << 20
+
+// AttemptTimeoutError is an attempt GitHub did not answer in time. Whether GitHub acted on it is
+// not known: a read is sent again, a creating request looked for first (createOnce).
+type AttemptTimeoutError struct{ Limit time.Duration }
+
+func (e *AttemptTimeoutError) Error() string {
+	return fmt.Sprintf("GitHub did not answer within %s", e.Limit)
 }
 
 func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -155,40 +184,60 @@ func (t *retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	safe := req.Method != http.MethodPost || req.Context().Value(idempotentKey{}) == true
 	for attempt := 1; ; attempt++ {
-		r := req.Clone(req.Context())
-		if body != nil {
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		if t.token != "" {
-			r.Header.Set("Authorization", "Bearer "+t.token)
-		}
-		resp, err := t.next.RoundTrip(r)
-		var peek []byte
-		if resp != nil && resp.StatusCode == http.StatusForbidden {
-			// Read the message: a secondary rate limit is told by its text alone.
-			peek, _ = io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-			resp.Body.Close()
-			resp.Body = io.NopCloser(bytes.NewReader(peek))
+		resp, peek, err := t.once(req, body)
+		if req.Context().Err() != nil {
+			return nil, req.Context().Err()
 		}
 		wait, retry := t.decide(resp, peek, err, attempt, safe)
 		if !retry || attempt >= t.attempts {
 			return resp, err
 		}
 		if wait > t.maxWait {
-			if resp != nil {
-				resp.Body.Close()
-			}
 			return nil, fmt.Errorf("GitHub's rate limit for this token resets in %s, longer than cdkbot waits (%s); "+
 				"run again later", wait.Round(time.Second), t.maxWait)
-		}
-		if resp != nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
 		}
 		if err := t.sleep(req.Context(), wait); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// once sends one attempt and reads its whole answer, both within the attempt's time limit; the
+// answer's body comes back in memory (and, for a 403, as peek: a secondary rate limit is told by
+// its text alone).
+func (t *retrying) once(req *http.Request, body []byte) (*http.Response, []byte, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	defer cancel()
+	r := req.Clone(ctx)
+	if body != nil {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	if t.token != "" {
+		r.Header.Set("Authorization", "Bearer "+t.token)
+	}
+	resp, err := t.next.RoundTrip(r)
+	if err == nil {
+		var b []byte
+		b, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+		resp.Body.Close()
+		switch {
+		case err != nil:
+			err = fmt.Errorf("read GitHub's answer: %w", err)
+		case len(b) > maxAnswer:
+			err = fmt.Errorf("GitHub's answer is larger than %d MiB", maxAnswer>>20)
+		default:
+			resp.Body = io.NopCloser(bytes.NewReader(b))
+			var peek []byte
+			if resp.StatusCode == http.StatusForbidden {
+				peek = b
+			}
+			return resp, peek, nil
+		}
+	}
+	if ctx.Err() != nil && req.Context().Err() == nil {
+		err = &AttemptTimeoutError{Limit: t.timeout}
+	}
+	return nil, nil, err
 }
 
 // decide says whether and how long to wait before trying a request again.

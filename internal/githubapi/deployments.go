@@ -37,9 +37,13 @@ func (c *Client) CreateDeployment(ctx context.Context, ref, environment, descrip
 	return d.GetID(), nil
 }
 
-// SetDeploymentStatus moves a deployment to state (in_progress, success, failure, error). A
-// status sent twice is harmless, so a lost answer is not looked into.
+// SetDeploymentStatus moves a deployment to state (in_progress, success, failure, error). It is
+// retried like a read (5xx, a lost answer, with the client's backoff): a deployment is in the
+// state of its latest status, so a status GitHub stored before its answer was lost, sent again,
+// leaves the deployment where the first one did, whereas a status lost to one 502 would leave
+// the deployment "in progress" for good.
 func (c *Client) SetDeploymentStatus(ctx context.Context, id int64, state, logURL, description string) error {
+	ctx = idempotent(ctx)
 	_, _, err := c.gh.Repositories.CreateDeploymentStatus(ctx, c.owner, c.repo, id, &github.DeploymentStatusRequest{
 		State: &state, LogURL: &logURL, Description: &description,
 	})

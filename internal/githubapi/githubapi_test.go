@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -333,5 +335,42 @@ func TestEndlessPagination(t *testing.T) {
 	_, err := client(t, srv, token, &sleeps).UpsertComment(context.Background(), 3, "<!-- cdkbot:{\"key\":\"k\"} --> x", func(string) bool { return true })
 	if err == nil || !strings.Contains(err.Error(), "kept answering with a next page after 100 pages") || srv.Count("issues/list-comments") != 100 {
 		t.Errorf("%v after %d pages", err, srv.Count("issues/list-comments"))
+	}
+}
+
+// A deployment status GitHub answers with a 502 before storing it is sent again after the
+// client's backoff and lands once; a failure of another kind is not retried. (Before, the first
+// 502 was final and the deployment stayed "in progress".)
+func TestDeploymentStatusIsRetriedOn5xx(t *testing.T) {
+	srv := ghserver.New(t, token)
+	var sleeps []time.Duration
+	c := client(t, srv, token, &sleeps)
+	ctx := context.Background()
+	id, err := c.CreateDeployment(ctx, "abc", "123456789012-us-east-1", "cdkbot deploy of abc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := fmt.Sprintf("POST /repos/acme/shop/deployments/%d/statuses", id)
+	srv.Fail[key] = []ghserver.Response{{Status: http.StatusBadGateway, Body: `{"message": "Server Error"}`}}
+	if err := c.SetDeploymentStatus(ctx, id, "success", "https://ci.example/run/1", "deployed"); err != nil {
+		t.Fatal(err)
+	}
+	d := srv.Deployments[0]
+	if !reflect.DeepEqual(d.States, []string{"success"}) || srv.Count("repos/create-deployment-status") != 2 ||
+		!reflect.DeepEqual(sleeps, []time.Duration{time.Second}) {
+		t.Errorf("states %v after %d requests, waits %v", d.States, srv.Count("repos/create-deployment-status"), sleeps)
+	}
+	// 5xx each time: given up after the client's attempts, saying so.
+	srv.Fail[key] = slices.Repeat([]ghserver.Response{{Status: http.StatusServiceUnavailable, Body: `{"message": "unavailable"}`}}, 4)
+	sleeps = nil
+	if err := c.SetDeploymentStatus(ctx, id, "failure", "", "failed"); err == nil || !strings.Contains(err.Error(), "503") ||
+		len(sleeps) != 3 || len(d.States) != 1 {
+		t.Errorf("always 503: %v after %v, states %v", err, sleeps, d.States)
+	}
+	// A 422 is GitHub's answer, not a failure to answer: not sent again.
+	srv.Fail[key] = []ghserver.Response{{Status: http.StatusUnprocessableEntity, Body: `{"message": "Validation Failed"}`}}
+	n := srv.Count("repos/create-deployment-status")
+	if err := c.SetDeploymentStatus(ctx, id, "success", "", "deployed"); err == nil || srv.Count("repos/create-deployment-status") != n+1 {
+		t.Errorf("422: %v, %d requests", err, srv.Count("repos/create-deployment-status")-n)
 	}
 }

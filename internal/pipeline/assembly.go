@@ -10,11 +10,14 @@ import (
 	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/checkout"
 	"github.com/cdkbot/cdkbot/internal/compat"
 	"github.com/cdkbot/cdkbot/internal/failure"
 )
 
-// LoadAssembly loads the cloud assembly in dir from disk.
+// LoadAssembly loads the cloud assembly in dir from disk, never through a link out of dir:
+// the assembly may be what a pull request's app wrote (its manifest.json a link to one of
+// root's files).
 func LoadAssembly(dir string) (*assembly.Assembly, error) {
 	info, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -27,7 +30,7 @@ func LoadAssembly(dir string) (*assembly.Assembly, error) {
 		return nil, failure.Usagef(
 			"%s is a file; name the cloud assembly directory (usually cdk.out) that holds manifest.json", dir)
 	}
-	return assembly.Load(os.DirFS(dir), dir)
+	return assembly.Load(checkout.FS(dir), dir)
 }
 
 // StackFilter keeps stacks whose qualified id, display name or stack name matches a glob; nil
@@ -47,16 +50,26 @@ func StackFilter(globs []string) func(*assembly.Stack) bool {
 }
 
 // ReadRepoFacts reads what a repository pins: the aws-cdk CLI from package-lock.json (exact),
-// else from package.json (the lowest version its range allows), and cdk.json's context.
+// else from package.json (the lowest version its range allows), and cdk.json's context. They
+// are files of a checkout (in the action, the pull request's): read as package checkout reads,
+// never through a link out of the repository, regular files only, bounded.
 func ReadRepoFacts(dir string) (compat.RepoFacts, error) {
 	var facts compat.RepoFacts
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return facts, failure.Usagef("--repo %s: not a directory", dir)
 	}
+	top := checkout.Top(dir)
 	read := func(name string, v any) (bool, error) {
-		raw, err := os.ReadFile(filepath.Join(dir, name))
-		if os.IsNotExist(err) {
+		limit := int64(checkout.MaxSettingsFile)
+		if name == "package-lock.json" {
+			limit = checkout.MaxLockFile
+		}
+		raw, err := checkout.ReadFile(top, checkout.Rel(top, filepath.Join(dir, name)), limit)
+		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
+		}
+		if errors.As(err, new(*checkout.RefusedError)) {
+			return false, failure.InputErr(err)
 		}
 		if err != nil {
 			return false, failure.Usagef("%s: %v", filepath.Join(dir, name), err)

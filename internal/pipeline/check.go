@@ -16,7 +16,8 @@ import (
 type CheckOptions struct {
 	Assembly        string
 	Config          string
-	ConfigRequired  bool // named by the user: a missing file is an error
+	ConfigRequired  bool   // named by the user: a missing file is an error
+	ConfigCheckout  string // the checkout Config is read in, as LoadConfig says ("" when named)
 	NoStabilization bool
 	// Write, when set, is a new directory to write the assembly with mutated templates to.
 	Write string
@@ -29,7 +30,7 @@ func Check(o CheckOptions) (*aspects.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, found, err := LoadConfig(o.Config, o.ConfigRequired)
+	cfg, _, found, err := LoadConfig(o.Config, o.ConfigCheckout, o.ConfigRequired)
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,12 @@ type DeployOptions struct {
 	// caller that compared them with the reviews first (review.MutatedTemplates): the policy is
 	// then not applied again.
 	Templates map[string][]byte
+	// Pinned, when not nil, are the exact bytes every stack deploys (review.DeployTemplates, the
+	// policy applied), as a caller compared them with a review: they reach CloudFormation as
+	// they are, whatever the assembly's files or template URLs say afterwards.
+	Pinned map[string][]byte
+	// Running are what each stack must run before it deploys (deployplan.Stack.Running).
+	Running map[string]deployplan.Expectation
 	// AllowExecutables runs asset build commands from the assembly (trusted revisions only).
 	AllowExecutables bool
 	// OnPlan, when set, hears the plan before anything is published or deployed (the merge
@@ -91,12 +97,16 @@ func Deploy(ctx context.Context, a *assembly.Assembly, o DeployOptions) (*deploy
 	}
 	opts := deployplan.Options{DefaultRegion: cfg.Region, Stacks: o.Stacks, Exclude: o.Exclude, NoDeps: o.NoDeps,
 		ToolkitBucket: o.ToolkitBucket, Revision: o.Revision, Waves: o.Waves, Templates: o.Templates}
+	// What publishing needs to know before the plan (the credentials' account, the legacy staging
+	// bucket) is bounded as one stack's publishing is.
+	lookups, cancel := context.WithTimeout(ctx, stackLimit(o.Timeout))
+	defer cancel()
 	for _, s := range a.AllStacks() {
 		if s.Environment.AccountKnown() {
 			continue
 		}
 		// Environment-agnostic stacks go to the account of the credentials, as with the CDK CLI.
-		id, err := awsconfig.WhoAmI(ctx, cfg)
+		id, err := awsconfig.WhoAmI(lookups, cfg)
 		if err != nil {
 			return nil, failure.OperationErr(err)
 		}
@@ -104,10 +114,11 @@ func Deploy(ctx context.Context, a *assembly.Assembly, o DeployOptions) (*deploy
 		break
 	}
 	if HasLegacyFileAssets(a) {
-		if opts.ToolkitBucket, err = toolkitBucket(ctx, cfg, o.ToolkitBucket, o.ToolkitStack); err != nil {
+		if opts.ToolkitBucket, err = toolkitBucket(lookups, cfg, o.ToolkitBucket, o.ToolkitStack); err != nil {
 			return nil, failure.OperationErr(err)
 		}
 	}
+	cancel()
 	pp, err := publishplan.Build(a, publishplan.Options{
 		DefaultAccount: opts.DefaultAccount, DefaultRegion: opts.DefaultRegion, ToolkitBucket: opts.ToolkitBucket,
 	})
@@ -116,7 +127,8 @@ func Deploy(ctx context.Context, a *assembly.Assembly, o DeployOptions) (*deploy
 	}
 	// Legacy stacks take their assets' locations as parameters, the same the publish step used.
 	opts.Parameters = pp.Parameters
-	if opts.Templates == nil {
+	opts.Pinned, opts.Running = o.Pinned, o.Running
+	if opts.Templates == nil && opts.Pinned == nil {
 		if opts.Templates, err = review.MutatedTemplates(a, o.Policy, nil); err != nil {
 			return nil, failure.InputErr(err)
 		}
@@ -161,6 +173,15 @@ func Deploy(ctx context.Context, a *assembly.Assembly, o DeployOptions) (*deploy
 		return rep, failure.OperationErr(err)
 	}
 	return rep, nil
+}
+
+// stackLimit is the time one stack may take (--timeout; deploy's default when zero), for
+// publishing its assets and again for deploying it.
+func stackLimit(timeout time.Duration) time.Duration {
+	if timeout <= 0 {
+		return time.Hour
+	}
+	return timeout
 }
 
 // stackAssets publishes each stack's assets just before the stack deploys, so a slow asset
@@ -304,9 +325,9 @@ func AssetsOf(plan *deployplan.Plan, pp *publishplan.Plan) *publishplan.Plan {
 
 // LoadDeploySettings reads the configuration file's deploy section and its policy (the aspects
 // whose mutations deploy); a missing file is no configuration unless it is required (named by
-// the user).
-func LoadDeploySettings(path string, required bool) (config.Deploy, *aspects.Config, error) {
-	policy, set, _, err := LoadConfig(path, required)
+// the user). in is the checkout the file is read in, as LoadConfig says.
+func LoadDeploySettings(path, in string, required bool) (config.Deploy, *aspects.Config, error) {
+	policy, set, _, err := LoadConfig(path, in, required)
 	return set, policy, err
 }
 

@@ -57,10 +57,12 @@ type SynthesizeOptions struct {
 }
 
 // Synthesize runs the app of a trusted checkout (it passed review and merge) in place and loads
-// the assembly it wrote.
+// the assembly it wrote. Its output reaches the log cleaned, as a review's does (sideLogs).
 func Synthesize(ctx context.Context, o SynthesizeOptions) (*assembly.Assembly, error) {
+	logs := newSideLogs(o.Log, false)
 	err := synth.Run(ctx, synth.Options{Dir: o.Dir, OutDir: o.OutDir, InstallCommand: o.InstallCommand,
-		SynthCommand: o.SynthCommand, Env: os.Environ(), Log: o.Log})
+		SynthCommand: o.SynthCommand, Env: os.Environ(), Log: logs.side("synth")})
+	logs.flush()
 	if err != nil {
 		return nil, failure.InputErr(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
@@ -32,6 +33,9 @@ type PublishOptions struct {
 	View func(*publishplan.Plan) PublishView
 	// BuildOutput receives the output of asset builds (docker); nil discards it.
 	BuildOutput io.Writer
+	// Timeout bounds the whole of publishing, from the first AWS request to the last upload
+	// (uploads in flight are aborted); zero is no bound.
+	Timeout time.Duration
 }
 
 // PublishView shows publishing as it happens.
@@ -44,10 +48,22 @@ type PublishView interface {
 // Publish publishes the assets of the assembly in o.Dir: files to S3, images to ECR. The summary
 // is there whenever publishing ran, also with its error; a refused plan (an executable asset
 // without AllowExecutables) has none.
-func Publish(ctx context.Context, o PublishOptions) (*publishplan.Summary, error) {
+func Publish(ctx context.Context, o PublishOptions) (s *publishplan.Summary, err error) {
 	a, err := LoadAssembly(o.Dir)
 	if err != nil {
 		return nil, err
+	}
+	if o.Timeout > 0 {
+		parent := ctx
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+		defer func() {
+			if err != nil && ctx.Err() != nil && parent.Err() == nil {
+				err = failure.OperationErr(fmt.Errorf("publishing did not finish within %s (--timeout), so it "+
+					"stopped there (a re-run publishes only what is missing): %w", o.Timeout, err))
+			}
+		}()
 	}
 	cfg, err := awsconfig.Load(ctx, awsconfig.Options{})
 	if err != nil {
@@ -81,22 +97,22 @@ func Publish(ctx context.Context, o PublishOptions) (*publishplan.Summary, error
 		progress = view.Event
 	}
 	sessions := awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-publish"})
-	s, err := publish.Run(ctx, plan, publish.Options{
+	sum, err := publish.Run(ctx, plan, publish.Options{
 		Root: o.Dir, Concurrency: o.Concurrency, DryRun: o.DryRun, Progress: progress,
 		Files: publish.S3Stores(sessions), Images: publish.ECRStores(sessions),
 		Docker: publish.DockerCLI{Output: o.BuildOutput}, DockerConcurrency: o.BuildConcurrency,
 		AllowExecutables: o.AllowExecutables,
 	})
 	if view != nil {
-		view.Stop(s)
+		view.Stop(sum)
 	}
 	if refused := new(publish.RefusedError); errors.As(err, &refused) {
 		return nil, failure.InputErr(err)
 	}
 	if err != nil {
-		return &s, failure.OperationErr(err)
+		return &sum, failure.OperationErr(err)
 	}
-	return &s, nil
+	return &sum, nil
 }
 
 // needsAccount is true when a destination still waits for the account of the credentials.

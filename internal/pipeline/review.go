@@ -14,6 +14,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
+	"github.com/cdkbot/cdkbot/internal/checkout"
 	"github.com/cdkbot/cdkbot/internal/commitid"
 	"github.com/cdkbot/cdkbot/internal/compat"
 	"github.com/cdkbot/cdkbot/internal/failure"
@@ -30,7 +31,10 @@ type ReviewOptions struct {
 	AssemblyDir                string // where revisions keep their pre-synthesized assembly
 	Config                     string
 	// ConfigRequired makes a missing Config an error (it was named, not defaulted).
-	ConfigRequired    bool
+	ConfigRequired bool
+	// ConfigCheckout is a directory of the checkout Config belongs to, read as LoadConfig says
+	// (never through a link out of it); "" when the user named Config on the command line.
+	ConfigCheckout    string
 	Repo              string
 	FailOn            []string
 	OverrideLabel     string
@@ -47,9 +51,21 @@ type ReviewOptions struct {
 	SynthConcurrency  int      // revisions synthesized at the same time
 	Deployed          string   // compare with what runs: auto (credentials configured), off, required
 	// SynthUser runs install and synthesis as this user, or BASE,HEAD users (name, uid or
-	// uid:gid); needs root.
-	SynthUser  string
+	// uid:gid), switched to as root or through passwordless sudo; "none" runs the app as
+	// cdkbot's own user.
+	SynthUser string
+	// PullRequestCode says the revisions are someone else's change (the action's reviews): they
+	// are synthesized only as synthesis users (SynthUser, else DefaultSynthUsers, created where
+	// cdkbot may), or with SynthUser "none", which the log and the review's notes then call
+	// out; elsewhere it is refused. Without it (`cdkbot review`, the hook) the code is the
+	// user's own, and runs as them unless SynthUser says otherwise.
+	PullRequestCode bool
+	// Host is the machine the sandbox is chosen on: who cdkbot runs as, sudo, the users (nil:
+	// this machine).
+	Host       synth.Host
 	synthUsers map[string]*synth.Identity // by side: base, head
+	sudo       bool                       // the synthesis users are reached through sudo
+	cache      string                     // where assemblies and dependencies are cached ("" for no cache)
 	NoSynth    bool                       // never run the app (pull_request_target)
 	// CommittedHead lets the head revision's committed assembly (AssemblyDir) stand in for
 	// synthesizing it; the log and the review's notes say when it did. For local use only (`cdkbot
@@ -117,7 +133,7 @@ func Review(ctx context.Context, opts ReviewOptions) (rep *review.Report, cleanu
 		}
 	}
 	var policy *aspects.Config
-	if policy, _, _, err = LoadConfig(opts.Config, opts.ConfigRequired); err != nil {
+	if policy, _, _, err = LoadConfig(opts.Config, opts.ConfigCheckout, opts.ConfigRequired); err != nil {
 		return nil, cleanup, err
 	}
 	var facts compat.RepoFacts
@@ -212,8 +228,10 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 			return cleanup, failure.Usagef("no --base given and %v", err)
 		}
 	}
-	if opts.synthUsers, err = parseSynthUsers(opts.SynthUser); err != nil {
-		return cleanup, err
+	if !opts.NoSynth {
+		if err := chooseSandbox(ctx, opts); err != nil {
+			return cleanup, err
+		}
 	}
 	tmp, err := os.MkdirTemp("", "cdkbot-review-")
 	if err != nil {
@@ -301,6 +319,9 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 		}
 		jobs = append(jobs, job)
 	}
+	if len(jobs) > 0 {
+		announceSandbox(opts)
+	}
 	if err := runSynthJobs(ctx, jobs, *opts); err != nil {
 		return cleanup, failure.OperationErr(err)
 	}
@@ -333,6 +354,11 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 			*job.dst = ""
 			opts.BaseUnavailable = fmt.Sprintf("the base %s failed to synthesize: %s",
 				commitid.Short(job.sha, commitid.Unambiguous), firstLine(err))
+		case errors.As(err, new(*checkout.RefusedError)):
+			// A file of the head that cdkbot will not read (a link out of the checkout, a device):
+			// input to fix, not an option to set.
+			return cleanup, failure.InputErr(fmt.Errorf("the head (%s) cannot be synthesized: %w",
+				commitid.Short(job.sha, commitid.Unambiguous), err))
 		case errors.As(err, new(*synth.Error)):
 			return cleanup, failure.OperationErr(fmt.Errorf("the head (%s) failed to synthesize: %w",
 				commitid.Short(job.sha, commitid.Unambiguous), err))

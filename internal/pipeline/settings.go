@@ -95,8 +95,8 @@ var ReviewSettings = []Setting[ReviewOptions]{
 		}},
 	{Name: "synth-user", Kind: Text, Action: true,
 		Usage: "install and synthesize as this unprivileged, dedicated user, or as BASE,HEAD (a user each; name, uid or " +
-			"uid:gid; cdkbot must run as root), so the app cannot read cdkbot's files, memory or tokens; every process " +
-			"of that user is killed afterwards",
+			"uid:gid; cdkbot must run as root or have passwordless sudo), so the app cannot read cdkbot's files, memory " +
+			"or tokens; every process of that user is killed afterwards; none runs the app as you (the default here)",
 		Set: text(func(o *ReviewOptions, v string) { o.SynthUser = v })},
 	{Name: "security-severity", Kind: Text, Action: true, Default: "high",
 		Usage: "the least severity of a permission change that triggers security-broadening: low, medium, high or critical",

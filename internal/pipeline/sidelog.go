@@ -6,10 +6,16 @@ import (
 	"maps"
 	"slices"
 	"sync"
+
+	"github.com/cdkbot/cdkbot/internal/render"
 )
 
-// sideLogs keeps the output of syntheses that run side by side readable: each line is
-// prefixed with its side ("base: …") and written whole, never interleaved mid-line.
+// sideLogs carries the output of the apps cdkbot synthesizes to its log. That output is the
+// pull request's: every line is cleaned (render.Clean) before it is written, whether one
+// revision is synthesized or two, so an app cannot run a workflow command ("::add-mask::",
+// "::stop-commands::"), rewrite the terminal or hide characters by printing them. When syntheses
+// run side by side, each line is also prefixed with its side ("base: …") and written whole,
+// never interleaved mid-line.
 type sideLogs struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -25,12 +31,7 @@ func newSideLogs(w io.Writer, prefix bool) *sideLogs {
 }
 
 // side returns the writer of one side's log.
-func (l *sideLogs) side(name string) io.Writer {
-	if !l.prefix {
-		return l.w
-	}
-	return sideWriter{l, name}
-}
+func (l *sideLogs) side(name string) io.Writer { return sideWriter{l, name} }
 
 type sideWriter struct {
 	l    *sideLogs
@@ -52,12 +53,31 @@ func (s sideWriter) Write(p []byte) (int, error) {
 			rest := append([]byte(nil), line...)
 			buf.Reset()
 			buf.Write(rest)
+			if buf.Len() > maxLogLine { // an app printing without line breaks: written in pieces
+				err := s.l.write(s.name, buf.Bytes())
+				buf.Reset()
+				return len(p), err
+			}
 			return len(p), nil
 		}
-		if _, err := s.l.w.Write(append([]byte(s.name+": "), line...)); err != nil {
+		if err := s.l.write(s.name, line[:len(line)-1]); err != nil {
 			return len(p), err
 		}
 	}
+}
+
+// maxLogLine bounds what is held back waiting for the end of a line.
+const maxLogLine = 64 << 10
+
+// write writes one line (without its line feed) of side name's output, cleaned and prefixed
+// (called with l.mu held).
+func (l *sideLogs) write(name string, line []byte) error {
+	text := render.Clean(string(bytes.TrimSuffix(line, []byte("\r"))))
+	if l.prefix {
+		text = name + ": " + text
+	}
+	_, err := io.WriteString(l.w, text+"\n")
+	return err
 }
 
 // flush writes what is left of unterminated lines.
@@ -66,7 +86,7 @@ func (l *sideLogs) flush() {
 	defer l.mu.Unlock()
 	for _, name := range slices.Sorted(maps.Keys(l.pending)) {
 		if buf := l.pending[name]; buf.Len() > 0 {
-			l.w.Write(append([]byte(name+": "), append(buf.Bytes(), '\n')...))
+			_ = l.write(name, buf.Bytes())
 			buf.Reset()
 		}
 	}

@@ -9,14 +9,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/user"
 	"path"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/commitid"
-	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/gitrepo"
 	"github.com/cdkbot/cdkbot/internal/synth"
 	"golang.org/x/sync/errgroup"
@@ -55,6 +53,7 @@ type synthJob struct {
 	key            string    // what the synthesis reads, as a cache key
 	cached         string    // an assembly synthesized earlier from the same inputs
 	store          string    // where to cache the result ("" without a cache)
+	untrusted      []string  // cached assemblies found for its inputs that cdkbot cannot vouch for
 	out            string    // the assembly, once synthesized
 	err            error
 	committed      bool // its committed assembly was looked for (and there was none)
@@ -106,7 +105,7 @@ func prepareSynth(repo *gitrepo.Repo, sha, dir, tmp, name string, opts ReviewOpt
 		fmt.Fprintf(h, "%s=%s\x00", p, ids[i])
 	}
 	job := &synthJob{name: name, sha: sha, key: hex.EncodeToString(h.Sum(nil))[:32], appRel: appRel}
-	if root := cacheRoot(); root != "" {
+	if root := opts.cache; root != "" {
 		job.store = filepath.Join(root, "assemblies", job.key)
 		// A base may reuse an assembly synthesized without template validation; a head may not.
 		candidates := []string{job.store}
@@ -114,6 +113,17 @@ func prepareSynth(repo *gitrepo.Repo, sha, dir, tmp, name string, opts ReviewOpt
 			candidates = append(candidates, job.store+unvalidated)
 		}
 		for _, c := range candidates {
+			if _, err := os.Lstat(c); err != nil {
+				continue
+			}
+			if why := distrust(root, c, opts.synthUsers); why != "" {
+				if opts.Log != nil {
+					fmt.Fprintf(opts.Log, "cdkbot: %s (%s): not reusing the cached assembly %s: %s; synthesizing it again\n",
+						name, commitid.Short(sha, commitid.Unambiguous), filepath.Base(c), why)
+				}
+				job.untrusted = append(job.untrusted, c) // replaced by this synthesis's result
+				continue
+			}
 			if _, err := os.Stat(filepath.Join(c, "manifest.json")); err == nil {
 				if opts.Log != nil {
 					fmt.Fprintf(opts.Log, "cdkbot: %s (%s): reused the assembly synthesized from the same inputs "+
@@ -199,6 +209,7 @@ func runSynthJobs(ctx context.Context, jobs []*synthJob, opts ReviewOptions) err
 	g.SetLimit(limit) // with a limit of 1 the head starts only once the base's goroutine is done
 	logs := newSideLogs(opts.Log, len(jobs) > 1 && limit > 1)
 	var guardErr error
+	modules := nodeModulesCache(opts.cache)
 	for _, j := range jobs {
 		// The base's template-validation findings are about what is merged already; nobody acts
 		// on them. Unless the same synthesis also serves as the head.
@@ -208,7 +219,7 @@ func runSynthJobs(ctx context.Context, jobs []*synthJob, opts ReviewOptions) err
 		}
 		g.Go(func() error {
 			j.err = synth.Run(ctx, synth.Options{Dir: j.appDir, Root: j.src, OutDir: j.out, InstallCommand: opts.InstallCommand,
-				SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: nodeModulesCache(),
+				SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: modules,
 				ReadOnlyCache: j.name != "base", Log: logs.side(j.name), User: opts.synthUsers[j.name],
 				SkipTemplateValidation: skipValidation})
 			if j == base && j.err == nil && len(jobs) > 1 {
@@ -225,18 +236,27 @@ func runSynthJobs(ctx context.Context, jobs []*synthJob, opts ReviewOptions) err
 	}
 	for _, j := range jobs {
 		if j.err == nil && j.store != "" && !(j == base && guardErr != nil) {
+			if slices.Contains(j.untrusted, j.store) {
+				os.RemoveAll(j.store)
+			}
 			if err := os.MkdirAll(filepath.Dir(j.store), 0o755); err == nil && os.Rename(j.out, j.store) == nil {
 				j.out = j.store
 				// Readable by others: actions/cache saves the cache as the runner's user.
-				_ = shareReadable(j.store)
+				if shareReadable(j.store) == nil {
+					if err := recordCached(opts.cache, j.store); err != nil && opts.Log != nil {
+						fmt.Fprintf(opts.Log, "cdkbot: %s: the assembly is cached but will not be reused: %v\n", j.name, err)
+					}
+				}
 			}
 		}
 	}
 	return guardErr
 }
 
-// shareReadable lets anyone read a tree (never write it): an assembly is no secret, and the
-// Actions cache saves it as the runner's user, not as the root of the container.
+// shareReadable lets anyone read a tree and nobody but cdkbot write it (0644 files, 0755
+// directories and executables): an assembly is no secret, and the Actions cache saves it as the
+// runner's user, not as the root of the container. Fixed modes also survive the cache's round
+// trip, so the fingerprint cdkbot records is the one it finds when the cache is restored.
 func shareReadable(root string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.Type()&fs.ModeSymlink != 0 {
@@ -246,12 +266,111 @@ func shareReadable(root string) error {
 		if err != nil {
 			return err
 		}
-		add := fs.FileMode(0o044)
-		if d.IsDir() {
-			add = 0o055
+		mode := fs.FileMode(0o644)
+		if d.IsDir() || fi.Mode().Perm()&0o111 != 0 {
+			mode = 0o755
 		}
-		return os.Chmod(p, fi.Mode().Perm()|add)
+		if fi.Mode().Perm() == mode {
+			return nil
+		}
+		return os.Chmod(p, mode)
 	})
+}
+
+// digests is the cache's directory of fingerprints: one file per cached assembly, named as
+// its directory, holding the synth.Fingerprint cdkbot took when it cached it.
+const digests = "digests"
+
+// recordCached records the fingerprint of an assembly cdkbot has just cached.
+func recordCached(cache, store string) error {
+	fp, err := synth.Fingerprint(store)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(cache, digests)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	name := filepath.Base(store)
+	tmp := fmt.Sprintf(".%s.%d", name, os.Getpid())
+	if err := root.WriteFile(tmp, []byte(fp+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := root.Rename(tmp, name); err != nil {
+		root.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// distrust says why the cached assembly at entry must not be reused ("" when it may be): cdkbot
+// reuses only what it can tell no pull request code wrote, an assembly whose fingerprint is
+// the one it recorded when it cached it. An app that wrote into the cache (as cdkbot's own
+// user, in an earlier run with synth-user none) or a copy of the cache made elsewhere has no
+// such record. The records themselves must be writable by their owner alone, who must not be
+// a synthesis user: those users cannot write the cache at all, so a record in it was written
+// by cdkbot (or whoever ran it), for content it synthesized in a sandbox or for its own user.
+func distrust(cache, entry string, users map[string]*synth.Identity) string {
+	root, err := os.OpenRoot(filepath.Join(cache, digests))
+	if err != nil {
+		return "cdkbot has no record of caching it"
+	}
+	defer root.Close()
+	dir, err := root.Lstat(".")
+	if err != nil {
+		return "cdkbot has no record of caching it"
+	}
+	if why := writableByOthers(dir, users); why != "" {
+		return "the cache's records (" + filepath.Join(cache, digests) + ") " + why
+	}
+	f, err := root.Open(filepath.Base(entry))
+	if err != nil {
+		return "cdkbot has no record of caching it"
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return "cdkbot has no record of caching it"
+	}
+	if why := writableByOthers(fi, users); why != "" {
+		return "its record " + why
+	}
+	want, err := io.ReadAll(io.LimitReader(f, 256))
+	if err != nil {
+		return "its record cannot be read: " + err.Error()
+	}
+	got, err := synth.Fingerprint(entry)
+	if err != nil {
+		return err.Error()
+	}
+	if strings.TrimSpace(string(want)) != got {
+		return "it is not what cdkbot cached (its fingerprint is not the one recorded): something else wrote it"
+	}
+	return ""
+}
+
+// writableByOthers says why a file of the cache's records may have been written by someone
+// other than its owner, or by a synthesis user ("" when neither, and where files have no POSIX
+// owner: Windows, which has no synthesis users).
+func writableByOthers(fi fs.FileInfo, users map[string]*synth.Identity) string {
+	owner, ok := synth.OwnerOf(fi)
+	if !ok {
+		return ""
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Sprintf("can be written by others (mode %04o)", fi.Mode().Perm())
+	}
+	for _, u := range users {
+		if u.UID == owner {
+			return fmt.Sprintf("belongs to a synthesis user (uid %d)", owner)
+		}
+	}
+	return ""
 }
 
 // cacheRoot is where cdkbot keeps what it may reuse (assemblies by inputs, dependencies by lock
@@ -264,9 +383,9 @@ func cacheRoot() string {
 }
 
 // nodeModulesCache is where installed dependencies are kept by lock file, "" without a cache.
-func nodeModulesCache() string {
-	if root := cacheRoot(); root != "" {
-		return filepath.Join(root, "node_modules")
+func nodeModulesCache(cache string) string {
+	if cache != "" {
+		return filepath.Join(cache, "node_modules")
 	}
 	return ""
 }
@@ -281,70 +400,6 @@ func firstLine(err error) string {
 		return s[:i]
 	}
 	return s
-}
-
-// parseSynthUsers reads --synth-user: one user for both revisions, or BASE,HEAD so that the two
-// never share a uid ("" or none: no synthesis user).
-func parseSynthUsers(spec string) (map[string]*synth.Identity, error) {
-	if spec == "" || spec == "none" {
-		return nil, nil
-	}
-	parts := strings.Split(spec, ",")
-	if len(parts) > 2 {
-		return nil, failure.Usagef("--synth-user %q: give one user, or two (base,head)", spec)
-	}
-	base, err := parseIdentity(strings.TrimSpace(parts[0]))
-	if err != nil {
-		return nil, err
-	}
-	head := base
-	if len(parts) == 2 {
-		if head, err = parseIdentity(strings.TrimSpace(parts[1])); err != nil {
-			return nil, err
-		}
-		if head.UID == base.UID {
-			return nil, failure.Usagef("--synth-user %q: the base and head users must differ", spec)
-		}
-	}
-	return map[string]*synth.Identity{"base": base, "head": head}, nil
-}
-
-// parseIdentity reads one user: a name, a uid, or uid:gid.
-func parseIdentity(spec string) (*synth.Identity, error) {
-	bad := func(why string) error {
-		return failure.Usagef("--synth-user %q: %s; give a user name, a uid or uid:gid", spec, why)
-	}
-	uidText, gidText, hasGID := strings.Cut(spec, ":")
-	if uid, err := strconv.ParseUint(uidText, 10, 32); err == nil {
-		gid := uid
-		if hasGID {
-			g, err := strconv.ParseUint(gidText, 10, 32)
-			if err != nil {
-				return nil, bad("the group is not a number")
-			}
-			gid = g
-		}
-		if uid == 0 {
-			return nil, bad("uid 0 is root, which is no sandbox")
-		}
-		return &synth.Identity{UID: uint32(uid), GID: uint32(gid)}, nil
-	}
-	if hasGID {
-		return nil, bad("uid:gid must be numbers")
-	}
-	u, err := user.Lookup(spec)
-	if err != nil {
-		return nil, bad("no such user")
-	}
-	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
-	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
-	if err1 != nil || err2 != nil {
-		return nil, bad("its ids are not numeric")
-	}
-	if uid == 0 {
-		return nil, bad("it is root, which is no sandbox")
-	}
-	return &synth.Identity{UID: uint32(uid), GID: uint32(gid)}, nil
 }
 
 // privateGitConfig makes the repository's .git/config readable by its owner alone before pull

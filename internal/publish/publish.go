@@ -184,12 +184,34 @@ func Check(p *publishplan.Plan, o Options) error {
 		}
 		if j.Kind == publishplan.Image {
 			src = j.Image.ResolvedDirectory
+			if out := diskOutput(j.Image.DockerOutputs); out != "" {
+				return &RefusedError{fmt.Errorf("asset %s (%s): its build writes to the disk (--output %s), where it "+
+					"could rewrite what was reviewed before it is published: publish images to a registry only",
+					j.ID, j.Manifest, out)}
+			}
 		}
 		if _, err := Source(o.Root, src); err != nil {
 			return &RefusedError{fmt.Errorf("asset %s (%s): %w", j.ID, j.Manifest, err)}
 		}
 	}
 	return nil
+}
+
+// diskOutput is the first docker build output that writes files (a local directory, a tar, an
+// OCI layout), "" when every output goes to a registry or the image store.
+func diskOutput(outputs []string) string {
+	for _, o := range outputs {
+		for _, part := range strings.Split(o, ",") {
+			k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+			switch {
+			case k == "dest", k == "type" && (v == "local" || v == "tar" || v == "oci"):
+				return o
+			case k != "type" && !strings.Contains(part, "="): // the short form "--output ./dir"
+				return o
+			}
+		}
+	}
+	return ""
 }
 
 type run struct {

@@ -194,3 +194,21 @@ func TestRunReportsUploadProgressPerMiB(t *testing.T) {
 		}
 	}
 }
+
+// A docker build that writes files (buildx's local, tar or oci exporters) could rewrite the
+// assembly after a deploy compared it with its review: refused before anything is published.
+func TestCheckRefusesBuildsThatWriteToTheDisk(t *testing.T) {
+	for outputs, refused := range map[string]bool{
+		"type=registry":                  false,
+		"type=image,push=true":           false,
+		"type=local,dest=.":              true,
+		"type=tar,dest=/tmp/x.tar":       true,
+		"type=oci,dest=out":              true,
+		"type=registry,dest=/tmp/sneaky": true,
+		"./out":                          true,
+	} {
+		if got := diskOutput([]string{outputs}) != ""; got != refused {
+			t.Errorf("--output %s: refused %v, want %v", outputs, got, refused)
+		}
+	}
+}

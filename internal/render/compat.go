@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -23,9 +22,9 @@ func (c CompatChecks) Failed() bool { return compat.Worst(c) == compat.Fail }
 func CompatText(w io.Writer, checks []compat.Check) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range checks {
-		fmt.Fprintf(tw, "%s %s\t%s\t%s\n", statusSymbol[c.Status], c.Status, c.Name, c.Finding)
+		fmt.Fprintf(tw, "%s %s\t%s\t%s\n", statusSymbol[c.Status], c.Status, Clean(c.Name), Clean(c.Finding))
 		if c.Action != "" {
-			fmt.Fprintf(tw, "\t\t→ %s\n", c.Action)
+			fmt.Fprintf(tw, "\t\t→ %s\n", Clean(c.Action))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -72,7 +71,7 @@ func SchemaChangesText(w io.Writer, s SchemaChanges) error {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, c := range s.Changes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Bump, c.Kind, c.Path, c.Detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Bump, c.Kind, Clean(c.Path), Clean(c.Detail))
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(&b, "%d change(s); required bump: %s\n", len(s.Changes), s.Required)
@@ -226,8 +225,5 @@ func CompatMatrixJSON(w io.Writer, rows []compat.MatrixRow) error {
 // indentedJSON writes v as two-space indented JSON, leaving <, > and & as they are: the
 // output is read by people and jq, never embedded in HTML.
 func indentedJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return encodeJSON(w, v, "  ", false)
 }

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -47,32 +46,33 @@ func seconds(o deployplan.Outcome) string {
 }
 
 // DeploySummaryText prints one line per stack (result, stack, final status, time), its
-// failure or skip reason and outputs indented below, then the totals.
+// failure or skip reason and outputs indented below, then the totals. Names, reasons and values
+// come from the assembly and AWS: each is cleaned, an error of several lines line by line.
 func DeploySummaryText(w io.Writer, r deployplan.Report) error {
 	ew := &errWriter{w: w}
 	width, statusWidth := 0, 0
 	for _, o := range r.Outcomes {
-		width, statusWidth = max(width, len(o.Stack)), max(statusWidth, len(o.Status))
+		width, statusWidth = max(width, len(Clean(o.Stack))), max(statusWidth, len(Clean(o.Status)))
 	}
 	for _, o := range r.Outcomes {
 		line := strings.TrimRight(fmt.Sprintf("  %-10s  %-*s  %-*s  %s",
-			o.Result, width, o.Stack, statusWidth, o.Status, seconds(o)), " ")
+			o.Result, width, Clean(o.Stack), statusWidth, Clean(o.Status), seconds(o)), " ")
 		ew.printf("%s\n", line)
 		switch {
 		case o.Error != "":
-			ew.printf("      %s\n", strings.ReplaceAll(o.Error, "\n", "\n      "))
+			ew.printf("      %s\n", strings.ReplaceAll(CleanLines(o.Error), "\n", "\n      "))
 		case o.Reason != "":
-			ew.printf("      %s\n", o.Reason)
+			ew.printf("      %s\n", Clean(o.Reason))
 		}
 		for _, c := range o.Causes {
-			ew.printf("      cause: %s\n", c)
+			ew.printf("      cause: %s\n", Clean(c))
 		}
 		for _, k := range slices.Sorted(maps.Keys(o.Outputs)) {
-			ew.printf("      %s = %s\n", k, o.Outputs[k])
+			ew.printf("      %s = %s\n", Clean(k), Clean(o.Outputs[k]))
 		}
 	}
 	for _, u := range r.Unreviewed {
-		ew.printf("  not as reviewed: %s\n", u)
+		ew.printf("  not as reviewed: %s\n", Clean(u))
 	}
 	total := ""
 	if r.Seconds > 0 {
@@ -94,9 +94,7 @@ func DeploySummaryJSON(w io.Writer, r deployplan.Report) error {
 	if out.Stacks == nil {
 		out.Stacks = []deployplan.Outcome{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return encodeJSON(w, out, "  ", true)
 }
 
 var deployIcon = map[deployplan.Result]string{

@@ -58,14 +58,14 @@ func deployedText(w io.Writer, ds []review.Deployed, opts DiffOptions) error {
 		switch d.State {
 		case review.DeployedDiffers:
 			fmt.Fprintf(&b, "  deployed: %s runs something other than the base; "+
-				"deploying the base would also change:\n", d.Stack)
+				"deploying the base would also change:\n", Clean(d.Stack))
 			if err := DiffText(&b, DiffReport{Stacks: []*cfndiff.StackDiff{d.Diff}}, opts); err != nil {
 				return err
 			}
 		case review.DeployedNotDeployed:
-			fmt.Fprintf(&b, "  deployed: %s is not deployed yet\n", d.Stack)
+			fmt.Fprintf(&b, "  deployed: %s is not deployed yet\n", Clean(d.Stack))
 		case review.DeployedUnknown:
-			fmt.Fprintf(&b, "  deployed: %s could not be read: %s\n", d.Stack, Clean(d.Note))
+			fmt.Fprintf(&b, "  deployed: %s could not be read: %s\n", Clean(d.Stack), Clean(d.Note))
 		}
 	}
 	_, err := w.Write(b.Bytes())
@@ -107,7 +107,7 @@ func driftText(w io.Writer, ds []review.StackDrift) error {
 	var b bytes.Buffer
 	for _, sd := range ds {
 		for _, r := range sd.Resources {
-			fmt.Fprintf(&b, "  drift: %s in %s %s\n", r.LogicalID, sd.Stack, Clean(r.Summary()))
+			fmt.Fprintf(&b, "  drift: %s in %s %s\n", Clean(r.LogicalID), Clean(sd.Stack), Clean(r.Summary()))
 			for _, p := range r.Differences {
 				fmt.Fprintf(&b, "      %s: stack set %s, is now %s\n",
 					Clean(p.Path), Clean(truncate(p.Expected, 200)), Clean(truncate(p.Actual, 200)))

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/cdkbot/cdkbot/internal/cfn"
@@ -126,9 +125,7 @@ func DiffJSON(w io.Writer, r DiffReport) error {
 	for _, s := range r.Stacks {
 		out.Stacks = append(out.Stacks, stackToJSON(s))
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return encodeJSON(w, out, "", false)
 }
 
 func stackToJSON(s *cfndiff.StackDiff) stackJSON {

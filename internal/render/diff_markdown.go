@@ -198,7 +198,7 @@ func stackCounts(s *cfndiff.StackDiff) string {
 
 // stackMarkdown renders one top-level stack (with its nested stacks) at a detail level.
 func stackMarkdown(s *cfndiff.StackDiff, level int, opts DiffOptions) string {
-	title := "<b>" + codeEscaper.Replace(stackTitle(s)) + "</b>"
+	title := "<b>" + mdHTML(stackTitle(s)) + "</b>"
 	if s.Environment != "" {
 		title += " " + mdCode(s.Environment, 80)
 	}
@@ -232,7 +232,7 @@ func writeDiffMarkdown(b *strings.Builder, s *cfndiff.StackDiff, level int, opts
 		for _, r := range resources {
 			name := mdCode(r.LogicalID, 120)
 			if p := s.Paths[r.LogicalID]; p != "" {
-				name += "<br><sub>" + codeEscaper.Replace(truncate(p, 200)) + "</sub>"
+				name += "<br><sub>" + mdHTML(truncate(p, 200)) + "</sub>"
 			}
 			impact := "**" + r.Impact.String() + "**"
 			if cons := r.Consequence(); cons != "" && r.Impact != cfndiff.Create {

@@ -33,12 +33,13 @@ func (p palette) impact(i cfndiff.Impact, s string) string {
 func (p palette) bold(s string) string { return p.paint("1", s) }
 func (p palette) dim(s string) string  { return p.paint("2", s) }
 
-// DiffText writes the report for a terminal.
+// DiffText writes the report for a terminal. Every name and value from the templates is cleaned
+// (Clean) before it is painted.
 func DiffText(w io.Writer, r DiffReport, opts DiffOptions) error {
 	ew := &errWriter{w: w}
 	p := palette{on: opts.Color}
 	c := r.Count()
-	ew.printf("%s %s\n", p.bold("cdkbot diff:"), headline(c))
+	ew.printf("%s %s\n", p.bold("cdkbot diff:"), Clean(headline(c)))
 	for _, s := range r.Stacks {
 		writeStackText(ew, p, s, opts, 0)
 	}
@@ -53,9 +54,9 @@ func writeStackText(ew *errWriter, p palette, s *cfndiff.StackDiff, opts DiffOpt
 	}
 	env := ""
 	if s.Environment != "" {
-		env = "  " + p.dim(s.Environment)
+		env = "  " + p.dim(Clean(s.Environment))
 	}
-	ew.printf("\n%s%s %s%s  %s\n", indent, kind, p.bold(stackTitle(s)), env, s.Status)
+	ew.printf("\n%s%s %s%s  %s\n", indent, kind, p.bold(Clean(stackTitle(s))), env, s.Status)
 	if s.Status == cfndiff.StackUnchanged {
 		return
 	}
@@ -69,31 +70,32 @@ func writeStackText(ew *errWriter, p palette, s *cfndiff.StackDiff, opts DiffOpt
 		label := fmt.Sprintf("[%s] %-11s", res.Impact.Symbol(), res.Impact)
 		path := ""
 		if cp := s.Paths[res.LogicalID]; cp != "" {
-			path = "  " + p.dim(cp)
+			path = "  " + p.dim(Clean(cp))
 		}
-		ew.printf("%s%s %s %s%s\n", in, p.impact(res.Impact, label), res.Type(), p.bold(res.LogicalID), path)
+		ew.printf("%s%s %s %s%s\n", in, p.impact(res.Impact, label), Clean(res.Type()), p.bold(Clean(res.LogicalID)), path)
 		detail := in + "      "
 		if res.OldType != res.NewType && res.OldType != "" && res.NewType != "" {
-			ew.printf("%stype %s → %s\n", detail, res.OldType, res.NewType)
+			ew.printf("%stype %s → %s\n", detail, Clean(res.OldType), Clean(res.NewType))
 		}
 		if note := res.VerdictNote(); note != "" {
-			ew.printf("%s%s\n", detail, note)
+			ew.printf("%s%s\n", detail, Clean(note))
 		}
 		if cons := res.Consequence(); cons != "" && res.Impact != cfndiff.Create {
-			ew.printf("%s%s\n", detail, p.impact(res.Impact, cons))
+			ew.printf("%s%s\n", detail, p.impact(res.Impact, Clean(cons)))
 		}
 		if res.UnknownType {
 			ew.printf("%s%s\n", detail, p.dim("type unknown to the resource specification: changes assumed to update in place"))
 		}
 		for _, pc := range res.Properties {
-			ew.printf("%s%s %s  %s\n", detail, p.impact(pc.Impact, "["+pc.Impact.Symbol()+"]"), pc.Name, propertyLine(pc))
+			ew.printf("%s%s %s  %s\n", detail, p.impact(pc.Impact, "["+pc.Impact.Symbol()+"]"), Clean(pc.Name),
+				Clean(propertyLine(pc)))
 			details, more := pc.Details()
 			if len(details) == 1 && details[0].Path == "" {
 				continue // propertyLine already showed old → new
 			}
 			for _, dt := range details {
 				oldText, newText := valuePair(dt.Old, dt.OldPresent, dt.New, dt.NewPresent, 80)
-				ew.printf("%s    %s: %s → %s\n", detail, dt.Path, oldText, newText)
+				ew.printf("%s    %s: %s → %s\n", detail, Clean(dt.Path), Clean(oldText), Clean(newText))
 			}
 			if more {
 				ew.printf("%s    %s\n", detail, p.dim("… more changes inside this property"))
@@ -101,7 +103,7 @@ func writeStackText(ew *errWriter, p palette, s *cfndiff.StackDiff, opts DiffOpt
 		}
 		for _, o := range res.Other {
 			oldText, newText := valuePair(o.Old, o.OldPresent, o.New, o.NewPresent, 80)
-			ew.printf("%s[~] %s  %s → %s\n", detail, o.Key, oldText, newText)
+			ew.printf("%s[~] %s  %s → %s\n", detail, Clean(o.Key), Clean(oldText), Clean(newText))
 		}
 	}
 	if hidden > 0 {
@@ -120,7 +122,7 @@ func writeStackText(ew *errWriter, p palette, s *cfndiff.StackDiff, opts DiffOpt
 		ew.printf("%s%s\n", in, sec.name)
 		for _, ch := range sec.d.Changes {
 			sym := map[cfndiff.ChangeKind]string{cfndiff.Added: "+", cfndiff.Removed: "-", cfndiff.Updated: "~"}[ch.Kind()]
-			ew.printf("%s[%s] %s\n", in, sym, ch.Key)
+			ew.printf("%s[%s] %s\n", in, sym, Clean(ch.Key))
 		}
 	}
 	writeSecurityText(ew, p, d.Security, in)
@@ -165,22 +167,24 @@ func writeSecurityText(ew *errWriter, p palette, sec cfndiff.Security, in string
 	}
 	ew.printf("%sSecurity: %s\n", in, p.paint("31;1", verdict))
 	for _, st := range sec.StatementsAdded {
-		ew.printf("%s  %s IAM %s\n", in, p.impact(cfndiff.Create, "[+]"), statementLine(st))
+		ew.printf("%s  %s IAM %s\n", in, p.impact(cfndiff.Create, "[+]"), Clean(statementLine(st)))
 	}
 	for _, st := range sec.StatementsRemoved {
-		ew.printf("%s  %s IAM %s\n", in, p.impact(cfndiff.Destroy, "[-]"), statementLine(st))
+		ew.printf("%s  %s IAM %s\n", in, p.impact(cfndiff.Destroy, "[-]"), Clean(statementLine(st)))
 	}
 	for _, m := range sec.ManagedPoliciesAdded {
-		ew.printf("%s  %s managed policy %s on %s\n", in, p.impact(cfndiff.Create, "[+]"), m.ManagedPolicyARN, m.IdentityARN)
+		ew.printf("%s  %s managed policy %s on %s\n", in, p.impact(cfndiff.Create, "[+]"), Clean(m.ManagedPolicyARN),
+			Clean(m.IdentityARN))
 	}
 	for _, m := range sec.ManagedPoliciesRemoved {
-		ew.printf("%s  %s managed policy %s on %s\n", in, p.impact(cfndiff.Destroy, "[-]"), m.ManagedPolicyARN, m.IdentityARN)
+		ew.printf("%s  %s managed policy %s on %s\n", in, p.impact(cfndiff.Destroy, "[-]"), Clean(m.ManagedPolicyARN),
+			Clean(m.IdentityARN))
 	}
 	for _, r := range sec.RulesAdded {
-		ew.printf("%s  %s %s\n", in, p.impact(cfndiff.Create, "[+]"), ruleLine(r))
+		ew.printf("%s  %s %s\n", in, p.impact(cfndiff.Create, "[+]"), Clean(ruleLine(r)))
 	}
 	for _, r := range sec.RulesRemoved {
-		ew.printf("%s  %s %s\n", in, p.impact(cfndiff.Destroy, "[-]"), ruleLine(r))
+		ew.printf("%s  %s %s\n", in, p.impact(cfndiff.Destroy, "[-]"), Clean(ruleLine(r)))
 	}
 }
 

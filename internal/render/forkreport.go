@@ -48,9 +48,10 @@ func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int
 	if budget <= 0 {
 		budget = GitHubCommentLimit
 	}
+	// The marker is written whole and first, outside the budgeted body: only the body is cut.
+	marker := Marker{Tool: "cdkbot", Key: key, HeadSHA: headSHA, Unverified: true}.comment() + "\n"
+	budget -= len(marker)
 	var b bytes.Buffer
-	b.WriteString(Marker{Tool: "cdkbot", Key: key, HeadSHA: headSHA,
-		Unverified: true}.comment() + "\n")
 	c := Counts{Create: r.Diff.Summary.Create, Update: r.Diff.Summary.Update,
 		Replace: r.Diff.Summary.Replace, MayReplace: r.Diff.Summary.MayReplace,
 		Destroy: r.Diff.Summary.Destroy, Orphan: r.Diff.Summary.Orphan, Import: r.Diff.Summary.Import,
@@ -67,16 +68,25 @@ func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int
 	for _, g := range r.Gates {
 		if g.Failing() {
 			blocked = true
-			fmt.Fprintf(&b, "> [!CAUTION]\n> **Blocked by `%s`**: %s.\n\n",
-				codeEscaper.Replace(truncate(g.Name, 40)), gateItems(g))
+			fmt.Fprintf(&b, "> [!CAUTION]\n> **Blocked by %s**: %s.\n\n", mdSpan(g.Name, 40), gateItems(g))
 		}
 	}
 	if !blocked {
 		b.WriteString("No gate blocks this change.\n\n")
 	}
-	for _, s := range r.Diff.Stacks {
+	for i, s := range r.Diff.Stacks {
 		if s.Status == "unchanged" || len(s.Resources) == 0 {
 			continue
+		}
+		if b.Len() > budget*3/4 {
+			more := 0
+			for _, s := range r.Diff.Stacks[i:] {
+				if s.Status != "unchanged" && len(s.Resources) > 0 {
+					more++
+				}
+			}
+			fmt.Fprintf(&b, "%d more changed stack(s): the fork's job summary has them all.\n\n", more)
+			break
 		}
 		fmt.Fprintf(&b, "**%s** %s · %s\n\n| Resource | Type | Impact |\n|---|---|---|\n",
 			mdText(truncate(s.DisplayName, 200)), mdCode(s.Environment, 100), mdText(s.Status))
@@ -102,8 +112,8 @@ func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int
 	}
 	out := b.String()
 	if len(out) > budget {
-		out = truncate(out, budget-80) + "\n\n(cut to fit: the fork's job summary has it all)\n"
+		out = truncateLines(out, budget-80) + "\n\n(cut to fit: the fork's job summary has it all)\n"
 	}
-	_, err := io.WriteString(w, out)
+	_, err := io.WriteString(w, marker+out)
 	return err
 }

@@ -248,27 +248,25 @@ func (img InspectedImage) MarshalJSON() ([]byte, error) {
 
 // InspectionJSON writes the inspection as indented JSON.
 func InspectionJSON(w io.Writer, in Inspection) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(in)
+	return encodeJSON(w, in, "  ", false)
 }
 
-// InspectionText writes the inspection for a person at a terminal.
+// InspectionText writes the inspection for a person at a terminal. Every value comes from the
+// assembly: each is cleaned (Clean) before it is printed.
 func InspectionText(w io.Writer, in Inspection) error {
 	ew := &errWriter{w: w}
 	fw := "unknown framework"
 	if in.Framework.Name != "" {
 		fw = in.Framework.String()
 	}
-	ew.printf("Cloud assembly %s\n", in.Assembly)
-	ew.printf("  schema %s · %s · deployment mode %s", in.SchemaVersion, fw, in.Mode)
+	ew.printf("Cloud assembly %s\n", Clean(in.Assembly))
+	ew.printf("  schema %s · %s · deployment mode %s", Clean(in.SchemaVersion), Clean(fw), Clean(string(in.Mode)))
 	if in.MinimumCLIVersion != "" {
-		ew.printf(" · needs CDK CLI ≥ %s", in.MinimumCLIVersion)
+		ew.printf(" · needs CDK CLI ≥ %s", Clean(in.MinimumCLIVersion))
 	}
 	ew.printf("\n")
 	for _, n := range in.Nested {
-		ew.printf("  stage %s (%s, schema %s)\n", n.Path, n.Directory, n.SchemaVersion)
+		ew.printf("  stage %s (%s, schema %s)\n", Clean(n.Path), Clean(n.Directory), Clean(n.SchemaVersion))
 	}
 
 	ew.printf("\nStacks (%d)\n", len(in.Stacks))
@@ -277,11 +275,11 @@ func InspectionText(w io.Writer, in Inspection) error {
 		if s.NestedPath != "" && !strings.HasPrefix(name, s.NestedPath+"/") {
 			name = s.NestedPath + "/" + name
 		}
-		ew.printf("  %s\n", name)
+		ew.printf("  %s\n", Clean(name))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		row := func(k, v string) {
 			if v != "" {
-				fmt.Fprintf(tw, "    %s\t%s\n", k, v)
+				fmt.Fprintf(tw, "    %s\t%s\n", k, Clean(v))
 			}
 		}
 		row("stack name", s.StackName)
@@ -311,7 +309,8 @@ func InspectionText(w io.Writer, in Inspection) error {
 				src = "$ " + strings.Join(f.Executable, " ")
 			}
 			for _, d := range f.Destinations {
-				fmt.Fprintf(tw, "  file %s\t%s\t%s\t→ s3://%s/%s\n", shortID(f.ID), f.Packaging, src, d.BucketName, d.ObjectKey)
+				fmt.Fprintf(tw, "  file %s\t%s\t%s\t→ %s\n", Clean(shortID(f.ID)), Clean(f.Packaging), Clean(src),
+					Clean("s3://"+d.BucketName+"/"+d.ObjectKey))
 			}
 		}
 		for _, img := range in.Assets.Images {
@@ -320,7 +319,8 @@ func InspectionText(w io.Writer, in Inspection) error {
 				src = "$ " + strings.Join(img.Executable, " ")
 			}
 			for _, d := range img.Destinations {
-				fmt.Fprintf(tw, "  image %s\tdocker\t%s\t→ %s:%s\n", shortID(img.ID), src, d.RepositoryName, d.ImageTag)
+				fmt.Fprintf(tw, "  image %s\tdocker\t%s\t→ %s\n", Clean(shortID(img.ID)), Clean(src),
+					Clean(d.RepositoryName+":"+d.ImageTag))
 			}
 		}
 		_ = tw.Flush()
@@ -329,20 +329,21 @@ func InspectionText(w io.Writer, in Inspection) error {
 		ew.printf("\nLegacy assets (%d, passed as stack parameters)\n", len(in.LegacyAssets))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		for _, la := range in.LegacyAssets {
-			fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", la.Packaging, shortID(la.ID), la.Stack, la.SourcePath)
+			fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", Clean(la.Packaging), Clean(shortID(la.ID)), Clean(la.Stack),
+				Clean(la.SourcePath))
 		}
 		_ = tw.Flush()
 	}
 	if len(in.Messages) > 0 {
 		ew.printf("\nMessages from synthesis (%d)\n", len(in.Messages))
 		for _, m := range in.Messages {
-			ew.printf("  [%s] %s %s: %s\n", m.Level, m.Stack, m.Path, m.Text)
+			ew.printf("  [%s] %s %s: %s\n", Clean(m.Level), Clean(m.Stack), Clean(m.Path), Clean(m.Text))
 		}
 	}
 	if len(in.Warnings) > 0 {
 		ew.printf("\nWarnings (%d)\n", len(in.Warnings))
 		for _, wn := range in.Warnings {
-			ew.printf("  %s\n", wn)
+			ew.printf("  %s\n", Clean(wn.String()))
 		}
 	}
 	return ew.err

@@ -2,33 +2,87 @@ package render
 
 import (
 	"strings"
+	"unicode"
 )
 
 // Markdown escaping for strings that come from templates or pull requests. Such strings are
 // untrusted: a resource name or property value must not be able to close a <details> block,
-// break a table, inject HTML or @mention people, nor reorder what reviewers read with
-// bidirectional controls (shown as escapes, as in logs).
+// break a table, inject HTML, link anywhere or @mention people, nor reorder or hide what
+// reviewers read with bidirectional controls or invisible characters (shown as escapes, as in
+// logs: clean.go).
 
+// codeEscaper makes text safe inside HTML (<code>, <b>, <sub>): every character Markdown or
+// HTML could act on becomes an entity.
 var codeEscaper = strings.NewReplacer(
 	"&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "|", "&#124;", "`", "&#96;",
 	"*", "&#42;", "_", "&#95;", "[", "&#91;", "]", "&#93;", "~", "&#126;", "\\", "&#92;",
-	"@", "@\u200b",
 	"\r\n", " ⏎ ", "\n", " ⏎ ", "\r", " ⏎ ", "\t", " ",
 )
 
 // mdCode renders s as inline code safe inside a table cell, truncated to limit bytes.
 func mdCode(s string, limit int) string {
-	return "<code>" + codeEscaper.Replace(escapeUnsafe(truncate(s, limit), true)) + "</code>"
+	return "<code>" + mdHTML(truncate(s, limit)) + "</code>"
 }
+
+// mdSpan renders s as a Markdown code span (`s`) when it holds only characters that read the
+// same there (a label, a gate's name), else as mdCode: a code span shows entities as written.
+func mdSpan(s string, limit int) string {
+	s = truncate(s, limit)
+	plain := s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_./:+=@#", r) || unsafeRune(r)
+	})
+	if plain {
+		return "`" + s + "`"
+	}
+	return mdCode(s, 0)
+}
+
+// mdHTML escapes s for use inside an HTML element of a comment (<code>, <b>, <summary>, <sub>).
+func mdHTML(s string) string { return unlinker.Replace(codeEscaper.Replace(escapeUnsafe(s, true))) }
 
 var textEscaper = strings.NewReplacer(
 	"\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "{", "\\{", "}", "\\}", "[", "\\[", "]", "\\]",
 	"<", "&lt;", ">", "&gt;", "(", "\\(", ")", "\\)", "#", "\\#", "+", "\\+", "!", "\\!", "|", "\\|",
-	"~", "\\~", "&", "&amp;", "@", "@\u200b", "\r\n", " ", "\n", " ", "\r", " ",
+	"~", "\\~", "&", "&amp;", "\r\n", " ", "\n", " ", "\r", " ",
 )
 
 // mdText escapes s for use as plain Markdown text.
-func mdText(s string) string { return textEscaper.Replace(escapeUnsafe(s, true)) }
+func mdText(s string) string { return unlinker.Replace(textEscaper.Replace(escapeUnsafe(s, true))) }
+
+// unlinker keeps GitHub from turning escaped text into links: it puts an empty <wbr> element
+// (a line-break opportunity: invisible, copied as nothing) where an autolink or a mention would
+// begin, so the text reads and copies as written and links nowhere. GitHub's Markdown recognises
+// extended autolinks on the raw text (cmark-gfm's autolink extension: "http://", "https://" and
+// "ftp://" in any letter case, and "www."), and e-mail addresses and @mentions in each text node
+// of the HTML; the element splits the pattern in both. Other schemes ("aws://", "s3://") link
+// nowhere and are left alone. Applied after the escapers: their entities contain none of these.
+var unlinker = strings.NewReplacer(unlinkPairs()...)
+
+func unlinkPairs() []string {
+	pairs := []string{"@", "@<wbr>"}
+	for _, w := range letterCases("www") {
+		pairs = append(pairs, w+".", w+"<wbr>.")
+	}
+	for _, scheme := range []string{"http", "https", "ftp"} {
+		for _, s := range letterCases(scheme) {
+			pairs = append(pairs, s+"://", s+":<wbr>//")
+		}
+	}
+	return pairs
+}
+
+// letterCases is word (ASCII lower-case letters) in every combination of upper and lower case.
+func letterCases(word string) []string {
+	out := []string{""}
+	for _, c := range word {
+		var next []string
+		for _, prefix := range out {
+			next = append(next, prefix+string(c), prefix+strings.ToUpper(string(c)))
+		}
+		out = next
+	}
+	return out
+}
 
 func truncate(s string, limit int) string {
 	if limit <= 0 || len(s) <= limit {

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -62,18 +61,22 @@ func PlanGitHubMatrix(w io.Writer, p *deployplan.Plan, pp *publishplan.Plan) err
 		out.Stages = append(out.Stages, m)
 	}
 	out.StageCount = len(out.Stages)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return encodeJSON(w, out, "", false)
+}
+
+// PlanJSON writes the plan for machines: {"publish": the publish plan, "deploy": the deploy plan}.
+func PlanJSON(w io.Writer, p *deployplan.Plan, pp *publishplan.Plan) error {
+	return encodeJSON(w, map[string]any{"publish": pp, "deploy": p}, "  ", true)
 }
 
 // PlanText lists what a deploy would do: the assets, then each stage's stacks with their
-// environment, role and how the template is delivered.
+// environment, role and how the template is delivered. Values from the assembly are cleaned.
 func PlanText(w io.Writer, p *deployplan.Plan, pp *publishplan.Plan) error {
 	ew := &errWriter{w: w}
 	ew.printf("Publish %d asset(s)\n", len(pp.Jobs))
 	for _, j := range pp.Jobs {
-		ew.printf("  %-5s %s  (%s, %d destination(s))\n", j.Kind, shortID(j.ID), j.Manifest, len(j.Destinations))
+		ew.printf("  %-5s %s  (%s, %d destination(s))\n", j.Kind, Clean(shortID(j.ID)), Clean(j.Manifest),
+			len(j.Destinations))
 	}
 	for i, stage := range Stages(p) {
 		ew.printf("Stage %d:\n", i+1)
@@ -88,9 +91,10 @@ func PlanText(w io.Writer, p *deployplan.Plan, pp *publishplan.Plan) error {
 			if s.Template.Mutated {
 				how = "policy-mutated " + how
 			}
-			line := fmt.Sprintf("  %s → %s as %s, %s", s.ID, s.Env, or(s.AssumeRoleARN, "the current credentials"), how)
+			line := fmt.Sprintf("  %s → %s as %s, %s", Clean(s.ID), Clean(s.Env),
+				Clean(or(s.AssumeRoleARN, "the current credentials")), Clean(how))
 			if len(s.DependsOn) > 0 {
-				line += "; after " + strings.Join(s.DependsOn, ", ")
+				line += "; after " + Clean(strings.Join(s.DependsOn, ", "))
 			}
 			ew.printf("%s\n", line)
 		}

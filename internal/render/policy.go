@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -11,10 +10,7 @@ import (
 
 // PolicyJSON writes the policy report (shape documented in the README).
 func PolicyJSON(w io.Writer, r *aspects.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return encodeJSON(w, r, "  ", false)
 }
 
 func policyCounts(r *aspects.Report) (errors, warnings, suppressed int) {
@@ -41,7 +37,7 @@ func PolicyText(w io.Writer, r *aspects.Report) error {
 		ew.printf("\nChanges made by aspects (the templates cdkbot diffs and deploys include them)\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		for _, m := range r.Mutations {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", m.Aspect, m.Path, m.Change)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", Clean(m.Aspect), Clean(m.Path), Clean(m.Change))
 		}
 		_ = tw.Flush()
 	}
@@ -53,9 +49,9 @@ func PolicyText(w io.Writer, r *aspects.Report) error {
 			if v.Suppressed {
 				sev = "suppressed"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s", sev, v.Rule, v.Path, v.Message)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s", Clean(sev), Clean(v.Rule), Clean(v.Path), Clean(v.Message))
 			if v.Suppressed {
-				fmt.Fprintf(tw, " (reason: %s)", v.Reason)
+				fmt.Fprintf(tw, " (reason: %s)", Clean(v.Reason))
 			} else if v.Existing {
 				fmt.Fprint(tw, " (already on the base)")
 			}
@@ -64,7 +60,7 @@ func PolicyText(w io.Writer, r *aspects.Report) error {
 		_ = tw.Flush()
 	}
 	for _, wn := range r.Warnings {
-		ew.printf("warning: %s\n", wn)
+		ew.printf("warning: %s\n", Clean(wn))
 	}
 	return ew.err
 }

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -16,18 +15,18 @@ func PublishSummaryText(w io.Writer, s publishplan.Summary, dryRun bool) error {
 	ew := &errWriter{w: w}
 	width, stateWidth := 0, 0
 	for _, o := range s.Outcomes {
-		width = max(width, len(o.Destination))
+		width = max(width, len(Clean(o.Destination)))
 		stateWidth = max(stateWidth, len(stateLabel(o.State)))
 	}
 	for _, o := range s.Outcomes {
 		line := fmt.Sprintf("  %-*s  %-12s  %-*s  %s",
-			stateWidth, stateLabel(o.State), shortID(o.Asset), width, o.Destination, o.Target)
+			stateWidth, stateLabel(o.State), Clean(shortID(o.Asset)), width, Clean(o.Destination), Clean(o.Target))
 		if o.Bytes > 0 && o.State == publishplan.Published {
 			line += " (" + byteSize(o.Bytes) + ")"
 		}
 		ew.printf("%s\n", line)
 		if o.Error != "" {
-			ew.printf("    %s\n", strings.ReplaceAll(o.Error, "\n", "\n    "))
+			ew.printf("    %s\n", strings.ReplaceAll(CleanLines(o.Error), "\n", "\n    "))
 		}
 		if o.Note != "" {
 			ew.printf("    note: %s\n", Clean(o.Note))
@@ -95,7 +94,5 @@ func PublishSummaryJSON(w io.Writer, s publishplan.Summary, dryRun bool) error {
 	for _, o := range s.Outcomes {
 		out.Totals[string(o.State)]++
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return encodeJSON(w, out, "  ", true)
 }

@@ -28,8 +28,14 @@ type Marker struct {
 	// only, to say that such a review must be made again.
 	Templates map[string]string `json:"templates,omitempty"`
 	// Stacks is each head stack's deploy identity (review.Identity's encoding), by qualified id:
-	// what the merge deploy compares with.
+	// what the merge deploy compares with. When they would not fit the comment's budget they are
+	// left out, and StacksDigest and IdentityParts say where they are.
 	Stacks map[string]string `json:"stacks,omitempty"`
+	// StacksDigest, when Stacks is left out, is IdentitiesDigest of every stack's identity; they are
+	// in IdentityParts comments of their own on the pull request (IdentityComments), which the
+	// deploy reads back (JoinIdentityParts) and checks against this digest.
+	StacksDigest  string `json:"stacksDigest,omitempty"`
+	IdentityParts int    `json:"identityParts,omitempty"`
 	// Blocked is true when the review's gates failed and no approval covered them: the merge
 	// deploy does not deploy what it showed.
 	Blocked bool `json:"blocked,omitempty"`
@@ -51,11 +57,19 @@ type Marker struct {
 // comment, so it is written as JSON's own escape, which ParseMarker reads back as "--".
 func (m Marker) comment() string {
 	b, _ := json.Marshal(m)
-	return MarkerPrefix + strings.ReplaceAll(string(b), "--", `\u002d\u002d`) + " -->"
+	return MarkerPrefix + hideDashes(string(b)) + " -->"
 }
 
-// MarkerComment renders the hidden marker of a report.
-func MarkerComment(r *review.Report) string {
+// hideDashes writes JSON's "--" as its own escape, which cannot end an HTML comment; the ids in
+// it are shown as the JSON views show them (cleanJSON), for a comment printed to a terminal.
+func hideDashes(js string) string {
+	return strings.ReplaceAll(string(cleanJSON([]byte(js))), "--", `\u002d\u002d`)
+}
+
+// MarkerComment renders the hidden marker of a report, with every stack's identity in it.
+func MarkerComment(r *review.Report) string { return markerOf(r).comment() }
+
+func markerOf(r *review.Report) Marker {
 	m := Marker{Tool: "cdkbot", Key: r.Key, HeadSHA: r.HeadSHA, BaseSHA: r.BaseSHA, MergeSHA: r.MergeSHA,
 		Stacks: review.IdentityStrings(r.Identity), Blocked: r.Failed(), Shown: review.ShownToken(r.Shown())}
 	for _, a := range r.Approvals {
@@ -67,11 +81,27 @@ func MarkerComment(r *review.Report) string {
 	if r.HeadGiven {
 		m.HeadAssembly = "given"
 	}
-	return m.comment()
+	return m
 }
 
-// ReviewHeadline is the one line a reviewer acts on (the comment's heading, the check run's title).
-func ReviewHeadline(r *review.Report) string { return reviewHeadline(r) }
+// reviewMarker is the marker a comment of budget bytes starts with: every stack's identity in
+// it while the marker takes at most an eighth of the budget; past that, their digest, the
+// identities going to comments of their own (IdentityComments). Everything else a marker holds
+// is bounded (64 item digests or a set token, one ledger entry per label approval), so the marker
+// fits every budget whole: it is never cut.
+func reviewMarker(r *review.Report, budget int) Marker {
+	m := markerOf(r)
+	if len(m.Stacks) == 0 || len(m.comment()) <= budget/8 {
+		return m
+	}
+	m.StacksDigest, m.IdentityParts = IdentitiesDigest(m.Stacks), len(identityParts(m.Key, m.Stacks))
+	m.Stacks = nil
+	return m
+}
+
+// ReviewHeadline is the one line a reviewer acts on, as plain text (the check run's title): the
+// names in it cleaned.
+func ReviewHeadline(r *review.Report) string { return Clean(reviewHeadline(r)) }
 
 func reviewHeadline(r *review.Report) string {
 	d := DiffReport{Stacks: r.Stacks}
@@ -155,7 +185,7 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 		budget = GitHubCommentLimit
 	}
 	var head, tail bytes.Buffer
-	head.WriteString(MarkerComment(r) + "\n")
+	head.WriteString(reviewMarker(r, budget).comment() + "\n")
 	head.WriteString("### cdkbot review: " + mdText(truncate(reviewHeadline(r), 400)) + "\n\n")
 	if r.HeadGiven {
 		head.WriteString("> [!NOTE]\n> " + headGivenNote + "\n\n")
@@ -253,14 +283,14 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
 		}
 		if len(g.Uncovered) > 0 {
 			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: new since the approval (%s): %s. "+
-				"An approval covers what its approver saw; re-approve (remove and add the label `%s` again, "+
+				"An approval covers what its approver saw; re-approve (remove and add the label %s again, "+
 				"or approve the pull request) after reading this review.\n\n",
 				g.Name, mdText(ApprovedBy(r.Approvals)), mdText(strings.Join(g.Uncovered, "; ")),
-				codeEscaper.Replace(r.OverrideLabel))
+				mdSpan(r.OverrideLabel, 100))
 			continue
 		}
-		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. Add the label `%s` to approve.\n\n",
-			g.Name, gateItems(g), codeEscaper.Replace(r.OverrideLabel))
+		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. Add the label %s to approve.\n\n",
+			g.Name, gateItems(g), mdSpan(r.OverrideLabel, 100))
 	}
 	for _, g := range overridden {
 		fmt.Fprintf(b, "> [!WARNING]\n> Gate `%s` would block (%s); %s.\n\n",
@@ -324,28 +354,29 @@ func gateItems(g review.Gate) string {
 	return strings.Join(escaped, "; ") + more
 }
 
-// ReviewText writes the review for a terminal.
+// ReviewText writes the review for a terminal; names, values, notes and approvers are cleaned.
 func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 	ew := &errWriter{w: w}
-	ew.printf("cdkbot review: %s\n", reviewHeadline(r))
+	ew.printf("cdkbot review: %s\n", Clean(reviewHeadline(r)))
 	if r.BaseUnavailable != "" {
 		ew.printf("  ✗ blocked: %s; cdkbot cannot tell what the change destroys "+
-			"(base-failure: first-deployment reviews against nothing)\n", r.BaseUnavailable)
+			"(base-failure: first-deployment reviews against nothing)\n", Clean(r.BaseUnavailable))
 	}
 	if r.HeadGiven {
 		ew.printf("  note: %s\n", headGivenNote)
 	}
 	for _, n := range r.Notes {
-		ew.printf("  note: %s\n", n)
+		ew.printf("  note: %s\n", Clean(n))
 	}
 	for _, g := range r.Gates {
+		items := Clean(strings.Join(g.Items, "; "))
 		switch {
 		case g.Failing():
-			ew.printf("  ✗ gate %s blocks: %s\n", g.Name, strings.Join(g.Items, "; "))
+			ew.printf("  ✗ gate %s blocks: %s\n", Clean(g.Name), items)
 		case g.Overridden:
-			ew.printf("  ! gate %s %s: %s\n", g.Name, ApprovedBy(r.Approvals), strings.Join(g.Items, "; "))
+			ew.printf("  ! gate %s %s: %s\n", Clean(g.Name), Clean(ApprovedBy(r.Approvals)), items)
 		case g.Triggered:
-			ew.printf("  · %s: %s\n", g.Name, strings.Join(g.Items, "; "))
+			ew.printf("  · %s: %s\n", Clean(g.Name), items)
 		}
 	}
 	if ew.err != nil {
@@ -384,9 +415,7 @@ func ReviewJSON(w io.Writer, r *review.Report) error {
 		Failed bool            `json:"failed"`
 		Diff   json.RawMessage `json:"diff"`
 	}{r, r.Failed(), json.RawMessage(bytes.TrimSpace(diff.Bytes()))}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return encodeJSON(w, out, "", false)
 }
 
 // MarkerKey reads the key of a comment's marker; ok is false for comments without one.

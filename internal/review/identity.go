@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -41,7 +42,14 @@ const fieldDigestLen = 8
 type Identity struct {
 	Digest string            // 32 hex characters over every field
 	Fields map[string]string // field name → short digest
+	// Base is not part of the identity: it is what the review compared the stack with (the
+	// base template's TemplateDigest, or NoBase when the base had no such stack; "" unknown).
+	// The deploy refuses a stack that runs anything else: its change would not be the one shown.
+	Base string
 }
+
+// NoBase is Identity.Base for a stack its review's base did not have.
+const NoBase = "-"
 
 // String encodes the identity for the review marker: "DIGEST n:xxxxxxxx e:… …".
 func (id Identity) String() string {
@@ -49,6 +57,9 @@ func (id Identity) String() string {
 	b.WriteString(id.Digest)
 	for _, f := range identityFields {
 		fmt.Fprintf(&b, " %s:%s", f.code, id.Fields[f.name])
+	}
+	if id.Base != "" {
+		b.WriteString(" b:" + id.Base)
 	}
 	return b.String()
 }
@@ -62,6 +73,10 @@ func ParseIdentity(s string) (Identity, error) {
 	id := Identity{Digest: parts[0], Fields: map[string]string{}}
 	for _, p := range parts[1:] {
 		code, digest, ok := strings.Cut(p, ":")
+		if code == "b" && ok {
+			id.Base = digest
+			continue
+		}
 		i := slices.IndexFunc(identityFields, func(f identityField) bool { return f.code == code })
 		if !ok || i < 0 {
 			return Identity{}, fmt.Errorf("not a deploy identity: %q", s)
@@ -204,6 +219,33 @@ func stackAssets(a *assembly.Assembly, s *assembly.Stack, manifests map[string]*
 func sum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// DeployTemplates are the bytes each stack of a deploys, by qualified id: mutated (the
+// policy-mutated templates) where the policy changed them, else the template file. A deploy that
+// compares identities hands exactly these to CloudFormation, so what deploys cannot change after
+// the comparison.
+func DeployTemplates(a *assembly.Assembly, mutated map[string][]byte) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, s := range a.AllStacks() {
+		if body, ok := mutated[s.QualifiedID()]; ok {
+			out[s.QualifiedID()] = body
+			continue
+		}
+		body, err := s.TemplateBytes()
+		if err != nil {
+			return nil, fmt.Errorf("stack %s: %w", s.QualifiedID(), err)
+		}
+		out[s.QualifiedID()] = body
+	}
+	return out, nil
+}
+
+// TemplateDigest names a template's bytes as CloudFormation stores them (GetTemplate returns
+// the body it was given; outer white space aside): 32 hex characters of its sha256.
+func TemplateDigest(body []byte) string {
+	s := sha256.Sum256(bytes.TrimSpace(body))
+	return hex.EncodeToString(s[:16])
 }
 
 // IdentityStrings encodes identities for the marker, by qualified stack id.

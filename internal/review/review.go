@@ -193,6 +193,9 @@ type Report struct {
 	// Identity is each head stack's deploy identity (Identities): what the marker records and
 	// the merge deploy compares with, by qualified id.
 	Identity map[string]Identity `json:"-"`
+	// BaseDigest is the TemplateDigest of each base stack's template as it deploys, by qualified
+	// id: what the review compared the head with (nil when it could not tell).
+	BaseDigest map[string]string `json:"-"`
 	// Mutated are the head templates the policy's aspects changed, as they deploy, by qualified
 	// stack id (the others deploy as synthesized).
 	Mutated map[string][]byte `json:"-"`
@@ -262,6 +265,27 @@ func Run(in Input) (*Report, error) {
 	}
 	if rep.Identity, err = Identities(in.Head, rep.Mutated); err != nil {
 		return nil, err
+	}
+	if in.Base != nil || in.BaseUnavailable == "" {
+		// What the review compared with, stack by stack: the merge deploy refuses a stack that
+		// runs something else, since the change it makes there is not the one shown.
+		rep.BaseDigest = map[string]string{}
+		if in.Base != nil {
+			bases, err := DeployTemplates(in.Base, mutatedBytes(opts.OldTemplates))
+			if err != nil {
+				return nil, err
+			}
+			for id, b := range bases {
+				rep.BaseDigest[id] = TemplateDigest(b)
+			}
+		}
+		for id, ident := range rep.Identity {
+			ident.Base = NoBase
+			if d, ok := rep.BaseDigest[id]; ok {
+				ident.Base = d
+			}
+			rep.Identity[id] = ident
+		}
 	}
 	rep.Compatibility = compat.CheckAssemblies(compat.AssemblyInput{Base: in.Base, Head: in.Head,
 		Repo: in.Repo, ToolSchemaMax: in.ToolSchemaMax})
@@ -359,7 +383,11 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 		if in.Keep != nil && !in.Keep(st) {
 			continue
 		}
-		for _, why := range in.Head.Incomplete(st) {
+		whys := in.Head.Incomplete(st)
+		if body, err := st.TemplateBytes(); err == nil {
+			whys = append(whys, nestedTemplateProblems(in.Head, st, body)...)
+		}
+		for _, why := range whys {
 			if !seen[why] {
 				seen[why] = true
 				items[GateIncomplete] = append(items[GateIncomplete], why)

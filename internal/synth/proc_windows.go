@@ -44,4 +44,8 @@ func killGroup(cmd *exec.Cmd) {
 
 func killUser(*Identity) {}
 
+func (i *Identity) chownAll(uint32, uint32, ...string) error {
+	return errors.New("synthesis as another user (--synth-user) needs Linux or macOS")
+}
+
 func ownerOf(fs.FileInfo) (uint32, bool) { return 0, false }

@@ -39,14 +39,22 @@ type Options struct {
 	// a synthesis (a 9 MB WebAssembly validator). Kept when the app's context makes validation
 	// errors fail the synthesis, so a revision that `cdk synth` refuses is refused here too.
 	SkipTemplateValidation bool
-	// User, when set, is the unprivileged identity install and synthesis run as (cdkbot must be
-	// root): the app then cannot read cdkbot's memory, environment or files, and cannot change
-	// the dependency cache other revisions will use.
+	// User, when set, is the unprivileged identity install and synthesis run as (cdkbot is root,
+	// or reaches it through passwordless sudo): the app then cannot read cdkbot's memory,
+	// environment or files, and cannot change the dependency cache other revisions will use.
 	User *Identity
 }
 
-// Identity is a numeric user and group.
-type Identity struct{ UID, GID uint32 }
+// Identity is a numeric user and group, and how cdkbot becomes it.
+type Identity struct {
+	UID, GID uint32
+	// Sudo: cdkbot is not root and runs commands as this user through passwordless sudo
+	// (`sudo -n`, as GitHub-hosted runners allow), handing files over with `sudo chown`.
+	Sudo bool
+	// lent are the directories the user gets for each command it runs (the checkout, the
+	// output, its HOME) and gives back to cdkbot when it ends.
+	lent []string
+}
 
 // reclaim gives a tree the app wrote back to cdkbot, so that the app can no longer change it.
 func reclaim(root string) error {
@@ -108,7 +116,7 @@ func Run(ctx context.Context, o Options) error {
 	env := Scrub(o.Env)
 	if o.User != nil {
 		var err error
-		if env, err = o.sandbox(env); err != nil {
+		if env, o.User, err = o.sandbox(env); err != nil {
 			return err
 		}
 	}
@@ -125,7 +133,7 @@ func Run(ctx context.Context, o Options) error {
 	if tc != nil && tc.venv {
 		env = venvEnv(env, o.Dir)
 	}
-	app, err := readApp(o.Dir, o.SynthCommand)
+	app, err := o.readApp()
 	if err != nil {
 		return err
 	}
@@ -150,14 +158,9 @@ func Run(ctx context.Context, o Options) error {
 		fmt.Fprintln(o.Log, "cdkbot: aws-cdk-lib's template validation is off for this revision (CDK_VALIDATION=false)")
 	}
 	fmt.Fprintf(o.Log, "cdkbot: synthesizing with %q\n", synth)
+	// The assembly is cdkbot's once run returns (it may be cached and read again later).
 	if err := run(ctx, "synth", synth, o.Dir, env, o.User, o.Log); err != nil {
 		return err
-	}
-	if o.User != nil {
-		// The assembly is cdkbot's from here on (it may be cached and read again later).
-		if err := reclaim(o.OutDir); err != nil {
-			return err
-		}
 	}
 	if _, err := os.Stat(filepath.Join(o.OutDir, "manifest.json")); err != nil {
 		return &Error{Stage: "synth", Command: synth, Err: fmt.Errorf(
@@ -192,15 +195,17 @@ func (o Options) installWithCache(ctx context.Context, install, lock string, env
 		useCache = os.MkdirAll(o.CacheDir, 0o755) == nil &&
 			reachable(filepath.Join(o.CacheDir, "node_modules"), o.User.UID) == nil
 	}
-	if useCache {
-		b, err := os.ReadFile(filepath.Join(o.Dir, lock))
-		if err == nil {
-			sum := sha256.Sum256(append([]byte(install+"\n"), b...))
-			cached = filepath.Join(o.CacheDir, hex.EncodeToString(sum[:12]), "node_modules")
-			if _, err := os.Stat(cached); err == nil {
-				fmt.Fprintf(o.Log, "cdkbot: dependencies from the cache (%s)\n", lock)
-				return os.Symlink(cached, filepath.Join(o.Dir, "node_modules"))
-			}
+	// Read whether cached or not: a lock file cdkbot refuses (a link out of the checkout, a
+	// device) stops the install before the package manager reads it.
+	key, err := o.lockKey(install, lock)
+	if err != nil {
+		return err
+	}
+	if useCache && key != "" {
+		cached = filepath.Join(o.CacheDir, key, "node_modules")
+		if _, err := os.Stat(cached); err == nil {
+			fmt.Fprintf(o.Log, "cdkbot: dependencies from the cache (%s)\n", lock)
+			return os.Symlink(cached, filepath.Join(o.Dir, "node_modules"))
 		}
 	}
 	fmt.Fprintf(o.Log, "cdkbot: installing dependencies with %q\n", install)
@@ -251,59 +256,16 @@ func (a appConfig) validationCanFail() bool {
 	return false
 }
 
-// readApp reads cdk.json: the app command, the context to pass, merged as the CLI merges it
-// (cdk.context.json, then cdk.json's context), with the CLI's metadata defaults, and the
-// validation setting.
-func readApp(dir, explicit string) (appConfig, error) {
-	ctx := map[string]any{
-		"aws:cdk:enable-path-metadata": true, "aws:cdk:enable-asset-metadata": true, "aws:cdk:version-reporting": true,
-	}
-	var cdkJSON struct {
-		App        string         `json:"app"`
-		Context    map[string]any `json:"context"`
-		Validation any            `json:"validation"` // honoured only as a JSON boolean
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "cdk.json"))
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(raw, &cdkJSON); err != nil {
-			return appConfig{}, fmt.Errorf("cdk.json: not valid JSON: %w", err)
-		}
-	case !errors.Is(err, os.ErrNotExist):
-		return appConfig{}, err
-	}
-	if raw, err := os.ReadFile(filepath.Join(dir, "cdk.context.json")); err == nil {
-		var c map[string]any
-		if json.Unmarshal(raw, &c) == nil {
-			for k, v := range c {
-				ctx[k] = v
-			}
-		}
-	}
-	for k, v := range cdkJSON.Context {
-		ctx[k] = v
-	}
-	cmd := explicit
-	if cmd == "" {
-		cmd = cdkJSON.App
-	}
-	if cmd == "" {
-		return appConfig{}, fmt.Errorf("%s: no cdk.json with an \"app\" command; set the synth command", dir)
-	}
-	a := appConfig{command: cmd, context: ctx}
-	if v, ok := cdkJSON.Validation.(bool); ok {
-		a.validation = &v
-	}
-	return a, nil
-}
-
 // escapeGrace is how long output may stay open after the app's group is killed.
 var escapeGrace = 10 * time.Second
 
 // run executes a shell command in its own process group; on timeout the group gets SIGINT,
 // then SIGKILL after a grace period. When the command exits, whatever it left running in its
 // group is killed: the output goes through a pipe we own, so a background child holding it
-// open cannot keep synthesis (or its secrets) alive.
+// open cannot keep synthesis (or its secrets) alive. As a synthesis user, the command gets its
+// directories for its run only: once every process of the user is gone they are cdkbot's
+// again, so cdkbot reads what the app wrote (even when cdkbot is not root) and the app can no
+// longer change it.
 func run(ctx context.Context, stage, command, dir string, env []string, user *Identity, log io.Writer) error {
 	tail := &tailBuffer{}
 	r, w, err := os.Pipe()
@@ -323,12 +285,36 @@ func run(ctx context.Context, stage, command, dir string, env []string, user *Id
 		r.Close()
 		return &Error{Stage: stage, Command: command, Err: err}
 	}
+	if user != nil {
+		if err := user.chownAll(user.UID, user.GID, user.lent...); err != nil {
+			w.Close()
+			r.Close()
+			return &Error{Stage: stage, Command: command, Err: fmt.Errorf("hand the checkout to uid %d: %w", user.UID, err)}
+		}
+	}
 	cmd.Cancel = func() error { return interruptGroup(cmd) }
 	cmd.WaitDelay = 10 * time.Second
 	err = cmd.Start()
 	w.Close() // the children hold the only write ends now
 	if err == nil {
+		waited := make(chan struct{})
+		if user != nil && user.Sudo {
+			// What runs through sudo may be beyond cdkbot's signals: past the grace period the
+			// timeout kills it as its user, so that Wait returns.
+			go func() {
+				select {
+				case <-waited:
+				case <-ctx.Done():
+					select {
+					case <-waited:
+					case <-time.After(cmd.WaitDelay):
+						killUser(user)
+					}
+				}
+			}()
+		}
 		err = cmd.Wait()
+		close(waited)
 		killGroup(cmd) // leftovers of the group
 		if user != nil {
 			killUser(user) // everything the synthesis user still runs, in or out of the group, is the app's
@@ -342,6 +328,12 @@ func run(ctx context.Context, stage, command, dir string, env []string, user *Id
 		}
 	}
 	r.Close()
+	if user != nil {
+		back := user.chownAll(uint32(os.Geteuid()), uint32(os.Getegid()), user.lent...)
+		if back != nil && err == nil {
+			err = fmt.Errorf("take the checkout back from uid %d: %w", user.UID, back)
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("timed out: %w", ctx.Err())
@@ -450,17 +442,18 @@ func allowed(name string) bool {
 	return false
 }
 
-// sandbox hands the checkout and the output directory to o.User and gives it a HOME of its
-// own (npm writes its cache and logs there), after checking it can reach them.
-func (o Options) sandbox(env []string) ([]string, error) {
-	if os.Geteuid() != 0 {
-		return nil, fmt.Errorf("synthesis as uid %d needs cdkbot to run as root (it runs as uid %d); "+
-			"run without a synthesis user or as root", o.User.UID, os.Geteuid())
+// sandbox prepares the checkout, the output directory and a HOME of its own (npm writes its
+// cache and logs there) for o.User, after checking it can reach them: the user it returns gets
+// them for each command it runs (see run).
+func (o Options) sandbox(env []string) ([]string, *Identity, error) {
+	if !o.User.Sudo && os.Geteuid() != 0 {
+		return nil, nil, fmt.Errorf("synthesis as uid %d needs cdkbot to run as root or with passwordless sudo "+
+			"(it runs as uid %d); run without a synthesis user, as root, or with sudo", o.User.UID, os.Geteuid())
 	}
 	home := strings.TrimSuffix(o.OutDir, string(filepath.Separator)) + ".home"
 	for _, d := range []string{o.OutDir, home} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	tree := o.Dir
@@ -469,19 +462,18 @@ func (o Options) sandbox(env []string) ([]string, error) {
 	}
 	for _, d := range []string{tree, o.OutDir, home} {
 		if err := reachable(d, o.User.UID); err != nil {
-			return nil, err
-		}
-		if err := chownTree(d, o.User.UID, o.User.GID); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
+	user := *o.User
+	user.lent = []string{tree, o.OutDir, home}
 	out := env[:0:0]
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, "HOME=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "HOME="+home), nil
+	return append(out, "HOME="+home), &user, nil
 }
 
 // reachable reports an ancestor of dir that uid cannot pass through (no search permission for

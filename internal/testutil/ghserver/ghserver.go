@@ -161,7 +161,11 @@ type Server struct {
 	Drop map[string]int
 	// FailAfter holds scripted responses by "METHOD /path", consumed in order, given after acting
 	// on the request: GitHub stored it, then its answer was an error (a 502 from a proxy).
-	FailAfter   map[string][]Response
+	FailAfter map[string][]Response
+	// Slow delays the answers of the next requests of "METHOD /path", in order, each by its
+	// duration, after acting on them (GitHub stored it; its answer is late). A client that gives
+	// up first gets no answer.
+	Slow        map[string][]time.Duration
 	Pulls       map[int]*PullRequest
 	CommitPulls map[string][]int // pull requests whose commits include sha
 	LabelEvents map[int][]LabelEvent
@@ -191,7 +195,7 @@ func NewWith(t testing.TB, o Options) *Server {
 	}
 	s := &Server{t: t, spec: ghspec.Load(t, o.Flavour), graphql: "/graphql", Tokens: o.Tokens,
 		Comments: map[int][]*Comment{}, Fail: map[string][]Response{}, Drop: map[string]int{},
-		FailAfter: map[string][]Response{}, PerPage: 100, nextID: 1000,
+		FailAfter: map[string][]Response{}, Slow: map[string][]time.Duration{}, PerPage: 100, nextID: 1000,
 		Pulls: map[int]*PullRequest{}, CommitPulls: map[string][]int{}, LabelEvents: map[int][]LabelEvent{},
 		Reviews: map[int][]Review{}, Permissions: map[string]string{}, Operations: map[string]int{}}
 	if o.Flavour != ghspec.DotCom {
@@ -298,6 +302,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		call += "?" + r.URL.RawQuery
 	}
 	s.Calls = append(s.Calls, call)
+	var late time.Duration
+	if d := s.Slow[key]; len(d) > 0 {
+		late, s.Slow[key] = d[0], d[1:]
+	}
 
 	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	who, authed := s.Tokens[token]
@@ -329,6 +337,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		if script := s.Fail[key]; len(script) > 0 {
 			s.Fail[key] = script[1:]
+			if !s.wait(r, late) {
+				return
+			}
 			for k, v := range script[0].Headers {
 				w.Header().Set(k, v)
 			}
@@ -360,11 +371,32 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	if !s.wait(r, late) {
+		return
+	}
 	for k, v := range rec.Header() {
 		w.Header()[k] = v
 	}
 	w.WriteHeader(rec.Code)
 	w.Write(rec.Body.Bytes())
+}
+
+// wait holds an answer back for d, letting other requests through meanwhile (called with s.mu
+// held); false when the client gave up first.
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	s.mu.Unlock()
+	defer s.mu.Lock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 // logOperation appends each served operation to $GHSERVER_OPERATIONS_LOG, when set: the list
