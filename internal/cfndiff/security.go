@@ -130,9 +130,14 @@ type RulePeer struct {
 	Value string
 }
 
-// equal compares rules as the reference does: the group is not part of a rule's identity, so
-// moving a rule between groups is not reported.
+// equal compares rules as the reference does, group included: a rule moved from one group to
+// another is a removal plus an addition, since it opens a different group. The group is compared
+// by identity rather than by spelling: the inline rules of Sg, {"Ref": "Sg"} and
+// {"Fn::GetAtt": ["Sg", "GroupId"]} all name the group Sg.
 func (r SecurityGroupRule) equal(o SecurityGroupRule) bool {
+	if groupName(r.GroupID) != groupName(o.GroupID) {
+		return false
+	}
 	if r.IPProtocol != o.IPProtocol || !portEqual(r.FromPort, o.FromPort) || !portEqual(r.ToPort, o.ToPort) {
 		return false
 	}

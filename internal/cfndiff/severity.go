@@ -165,7 +165,8 @@ func or(a, b string) string {
 	return b
 }
 
-// groupName shows a group reference as its logical id: "${Sg.GroupId}" → "Sg".
+// groupName shows a group reference as its logical id: "${Sg.GroupId}" and "${Sg}" → "Sg". It is
+// also a rule's group identity (SecurityGroupRule.equal): a Ref to a security group is its id.
 func groupName(id string) string {
 	if strings.HasPrefix(id, "${") && strings.HasSuffix(id, "}") {
 		id = strings.TrimSuffix(strings.TrimSuffix(id[2:], "}"), ".GroupId")

@@ -101,8 +101,15 @@ func hooksDir(repo string) (string, error) {
 }
 
 // runHook reviews every ref being pushed: the remote's commit (or, for a new branch, the merge
-// base with the default branch) against the local one.
-func runHook(ctx context.Context, streams IO, base pipeline.ReviewOptions) error {
+// base with the default branch) against the local one. A review it cannot run blocks the push
+// with the reason: a push goes through unreviewed only when the user says so (--no-verify).
+func runHook(ctx context.Context, streams IO, base pipeline.ReviewOptions) (err error) {
+	defer func() {
+		if err != nil && !failure.Is(err, failure.Verdict) {
+			err = fmt.Errorf("%w\nthe push is blocked because it could not be reviewed; "+
+				"fix the cause, or push anyway with: git push --no-verify", err)
+		}
+	}()
 	updates, err := hook.ParseUpdates(streams.In)
 	if err != nil {
 		return failure.Usagef("%v", err)
@@ -122,9 +129,8 @@ func runHook(ctx context.Context, streams IO, base pipeline.ReviewOptions) error
 		opts.Repo, opts.Head, opts.Key = repo.Root(), u.LocalSHA, "pre-push"
 		opts.OverrideLabel = pipeline.DefaultOverrideLabel
 		if opts.Base, err = repo.PushBase(ref); err != nil {
-			fmt.Fprintf(streams.Err, "cdkbot: %s is a new branch and %v; nothing to compare with, skipping the review\n",
-				u.LocalRef, err)
-			continue
+			return failure.Usagef("%s is a new branch and %v, so there is nothing to compare it with: "+
+				"fetch the default branch (git fetch origin), or create it locally", u.LocalRef, err)
 		}
 		fmt.Fprintf(streams.Out, "cdkbot: reviewing %s\n", pipeline.DescribePush(ref, opts.Base))
 		err := runReview(ctx, streams, opts, reviewFlags{Format: "text"})
@@ -132,7 +138,7 @@ func runHook(ctx context.Context, streams IO, base pipeline.ReviewOptions) error
 		case failure.Is(err, failure.Verdict):
 			blocked = true
 		case err != nil:
-			return err
+			return fmt.Errorf("review %s: %w", u.LocalRef, err)
 		}
 	}
 	if blocked {

@@ -177,12 +177,17 @@ func (sd *stackDeploy) run(ctx context.Context) error {
 	}
 	if empty && sd.deployed != nil { // a creation is never empty: execute it
 		sd.discardEmpty(ctx, csID)
-		return nil
+		// Termination protection is no part of a change set: a change to it alone still applies.
+		changed, err := sd.protect(ctx)
+		if changed {
+			sd.out.Result = Deployed
+		}
+		return err
 	}
 	if err := sd.execute(ctx, csID); err != nil {
 		return err
 	}
-	if err := sd.protect(ctx); err != nil {
+	if _, err := sd.protect(ctx); err != nil {
 		return err
 	}
 	sd.out.Result = Deployed
@@ -347,9 +352,9 @@ func changeSetInput(s deployplan.Stack, update bool, body []byte, url string) *c
 	return in
 }
 
-// discardEmpty deletes an update's change set that changes nothing (the fast path compares
-// text, CloudFormation what the stack would do), so no pending change set is left behind, and
-// the stack reports no changes.
+// discardEmpty deletes an update's change set that CloudFormation found changes nothing (the
+// fast path compares text, CloudFormation what the stack would do), so no pending change set is
+// left behind, and the stack reports no changes.
 func (sd *stackDeploy) discardEmpty(ctx context.Context, csID string) {
 	_, _ = sd.cfn.DeleteChangeSet(ctx, &cloudformation.DeleteChangeSetInput{
 		StackName: &sd.s.StackName, ChangeSetName: &csID,
@@ -388,16 +393,16 @@ func (sd *stackDeploy) execute(ctx context.Context, csID string) error {
 
 // protect sets termination protection as the plan says (a change set cannot carry it), only
 // when it differs from what the stack has (a new stack has none).
-func (sd *stackDeploy) protect(ctx context.Context) error {
+func (sd *stackDeploy) protect(ctx context.Context) (changed bool, err error) {
 	have := sd.deployed != nil && aws.ToBool(sd.deployed.EnableTerminationProtection)
 	if have == sd.s.TerminationProtection {
-		return nil
+		return false, nil
 	}
 	if _, err := sd.cfn.UpdateTerminationProtection(ctx, &cloudformation.UpdateTerminationProtectionInput{
 		StackName: &sd.s.StackName, EnableTerminationProtection: &sd.s.TerminationProtection}); err != nil {
-		return fmt.Errorf("update termination protection: %s", awsconfig.Explain(err))
+		return false, fmt.Errorf("update termination protection: %s", awsconfig.Explain(err))
 	}
-	return nil
+	return true, nil
 }
 
 func deleteLeftover(ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack) error {
@@ -519,7 +524,10 @@ func unchanged(
 	return aws.ToBool(deployed.EnableTerminationProtection) == s.TerminationProtection, current, nil
 }
 
-// waitChangeSet waits for the change set to be created; it reports an empty one.
+// waitChangeSet waits for the change set to be created; it reports an empty one. Empty is
+// CloudFormation's verdict (FAILED, "didn't contain changes"), never an empty Changes list: a
+// change set that only adds or changes Outputs (a new export another stack is about to import)
+// lists no resource changes yet must be executed, as the CDK CLI does (aws/aws-cdk#2029).
 func (d *Deployer) waitChangeSet(
 	ctx context.Context, cfn *cloudformation.Client, s deployplan.Stack, id string,
 ) (bool, error) {
@@ -533,7 +541,7 @@ func (d *Deployer) waitChangeSet(
 		}
 		switch out.Status {
 		case cfntypes.ChangeSetStatusCreateComplete:
-			return len(out.Changes) == 0, nil
+			return false, nil
 		case cfntypes.ChangeSetStatusFailed:
 			reason := aws.ToString(out.StatusReason)
 			if cfnstatus.NoChanges(reason) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
@@ -105,6 +106,19 @@ func TestDeployCreateUpdateNoChangeAndBootstrapCheck(t *testing.T) {
 	out, err = d.Deploy(ctx, stack)
 	if err != nil || out.Result != deploy.NoChanges || calls(from, "CreateChangeSet") != 0 {
 		t.Fatalf("no-op: %+v %v %v", out, err, proxy.Calls[from:])
+	}
+
+	// Termination protection alone: CloudFormation's change set has no changes, yet it applies.
+	stack.TerminationProtection = true
+	out, err = d.Deploy(ctx, stack)
+	desc, derr := cloudformation.NewFromConfig(srv.Config()).DescribeStacks(ctx,
+		&cloudformation.DescribeStacksInput{StackName: aws.String("App")})
+	if err != nil || derr != nil || out.Result != deploy.Deployed || !aws.ToBool(desc.Stacks[0].EnableTerminationProtection) {
+		t.Fatalf("termination protection: %+v %v %v", out, err, derr)
+	}
+	stack.TerminationProtection = false
+	if _, err = d.Deploy(ctx, stack); err != nil {
+		t.Fatal(err)
 	}
 
 	// The environment's bootstrap (version 33) is older than required.

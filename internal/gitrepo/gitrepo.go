@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -26,9 +27,14 @@ type Repo struct {
 	root string
 }
 
-// Open opens the repository that contains dir.
+// openOptions find the repository from anywhere inside it, and read a linked worktree's refs and
+// objects from the repository it belongs to (its .git is a file naming a directory that holds
+// only HEAD and the index; "commondir" there leads to the rest).
+var openOptions = &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true}
+
+// Open opens the repository that contains dir: a clone, or a worktree made by git worktree add.
 func Open(dir string) (*Repo, error) {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	r, err := git.PlainOpenWithOptions(dir, openOptions)
 	if err != nil {
 		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
 	}
@@ -196,6 +202,89 @@ func writeFile(f *object.File, target string) error {
 	return out.Close()
 }
 
+// RefusedError is a file of a revision that cdkbot will not read, and why.
+type RefusedError struct {
+	Rev, Name string // the revision as the caller named it; the file's path in it
+	Why       string // "is a symbolic link"
+	Fix       string // what to do
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%s at %s %s: %s", e.Name, e.Rev, e.Why, e.Fix)
+}
+
+// ReadFile reads the file at name (slash-separated, from the repository's top) in revision rev,
+// as package checkout reads a checkout's: a regular file (not a symbolic link, which in a
+// revision leads wherever its author chose, nor a directory or a submodule) of at most limit
+// bytes, its size checked before its contents are read. A file rev lacks is an error matching
+// fs.ErrNotExist; a file cdkbot will not read is a *RefusedError.
+func (r *Repo) ReadFile(rev, name string, limit int64) ([]byte, error) {
+	tree, err := r.tree(rev)
+	if err != nil {
+		return nil, err
+	}
+	name = cleanPath(name)
+	missing := fmt.Errorf("%s at %s: %w", name, rev, fs.ErrNotExist)
+	if name == "" {
+		return nil, &RefusedError{Rev: rev, Name: "/", Why: "is a directory", Fix: "name a file"}
+	}
+	parts := strings.Split(name, "/")
+	var entry *object.TreeEntry
+	for i, part := range parts {
+		at := strings.Join(parts[:i+1], "/")
+		if entry, err = tree.FindEntry(part); err != nil {
+			return nil, missing
+		}
+		switch {
+		case entry.Mode == filemode.Symlink:
+			return nil, &RefusedError{Rev: rev, Name: at, Why: "is a symbolic link",
+				Fix: "cdkbot reads a revision's files only as committed, never through a link; commit the file itself"}
+		case i == len(parts)-1:
+		case entry.Mode != filemode.Dir:
+			return nil, missing
+		default:
+			if tree, err = r.repo.TreeObject(entry.Hash); err != nil {
+				return nil, fmt.Errorf("%s at %s: %w", at, rev, err)
+			}
+		}
+	}
+	if entry.Mode != filemode.Regular && entry.Mode != filemode.Executable && entry.Mode != filemode.Deprecated {
+		what := "a submodule"
+		if entry.Mode == filemode.Dir {
+			what = "a directory"
+		}
+		return nil, &RefusedError{Rev: rev, Name: name, Why: "is " + what + ", not a regular file",
+			Fix: "cdkbot reads only regular files; commit the file itself"}
+	}
+	size, err := r.repo.Storer.EncodedObjectSize(entry.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", name, rev, err)
+	}
+	if size > limit {
+		return nil, &RefusedError{Rev: rev, Name: name,
+			Why: fmt.Sprintf("is %d bytes, over cdkbot's limit of %d bytes for this file", size, limit),
+			Fix: "a file this large is not one a CDK project commits; check what was committed under this name"}
+	}
+	blob, err := r.repo.BlobObject(entry.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", name, rev, err)
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", name, rev, err)
+	}
+	defer rd.Close()
+	raw, err := io.ReadAll(io.LimitReader(rd, limit+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s at %s: %w", name, rev, err)
+	case int64(len(raw)) > limit:
+		return nil, &RefusedError{Rev: rev, Name: name, Why: fmt.Sprintf("is over cdkbot's limit of %d bytes", limit),
+			Fix: "a file this large is not one a CDK project commits; check what was committed under this name"}
+	}
+	return raw, nil
+}
+
 // ObjectIDs returns the git object id of the tree or file at each of paths (slash-separated,
 // "" for the root) in rev, "" where rev has nothing. Equal ids mean equal contents, whatever
 // else the commits changed: they key what a synthesis reads.
@@ -291,7 +380,7 @@ func (r *Repo) Deepen() error {
 			err, strings.TrimSpace(string(out)))
 	}
 	// go-git caches the shallow list; reopen.
-	repo, err := git.PlainOpen(r.root)
+	repo, err := git.PlainOpenWithOptions(r.root, openOptions)
 	if err != nil {
 		return err
 	}

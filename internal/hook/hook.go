@@ -21,7 +21,10 @@ const Marker = "# cdkbot pre-push hook"
 const chained = "pre-push.local"
 
 // HooksDir finds the directory git runs hooks from: core.hooksPath when set (relative to the
-// repository root), else the hooks directory of the git dir (which is a file in a worktree).
+// repository root), else the hooks directory of the repository's common git dir. In a worktree
+// made by git worktree add, .git is a file naming the worktree's own git dir, whose "commondir"
+// names the repository's: git runs every worktree's hooks from there, so a hook written into
+// the worktree's own git dir would never run and every push would go through unreviewed.
 func HooksDir(root string) (string, error) {
 	if out, err := exec.Command("git", "-C", root, "config", "core.hooksPath").Output(); err == nil {
 		if p := strings.TrimSpace(string(out)); p != "" {
@@ -49,6 +52,15 @@ func HooksDir(root string) (string, error) {
 			p = filepath.Join(root, p)
 		}
 		gitDir = p
+		if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			common := strings.TrimSpace(string(b))
+			if !filepath.IsAbs(common) {
+				common = filepath.Join(gitDir, common)
+			}
+			gitDir = filepath.Clean(common)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%s: %w", gitDir, err)
+		}
 	}
 	return filepath.Join(gitDir, "hooks"), nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/checkout"
 	"github.com/cdkbot/cdkbot/internal/compat"
 	"github.com/cdkbot/cdkbot/internal/failure"
+	"github.com/cdkbot/cdkbot/internal/gitrepo"
 )
 
 // LoadAssembly loads the cloud assembly in dir from disk, never through a link out of dir:
@@ -52,30 +54,75 @@ func StackFilter(globs []string) func(*assembly.Stack) bool {
 // ReadRepoFacts reads what a repository pins: the aws-cdk CLI from package-lock.json (exact),
 // else from package.json (the lowest version its range allows), and cdk.json's context. They
 // are files of a checkout (in the action, the pull request's): read as package checkout reads,
-// never through a link out of the repository, regular files only, bounded.
+// never through a link out of the repository, regular files only, bounded. It reads the working
+// tree, for assemblies given without git; a review of git revisions reads ReadRevisionFacts.
 func ReadRepoFacts(dir string) (compat.RepoFacts, error) {
-	var facts compat.RepoFacts
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return facts, failure.Usagef("--repo %s: not a directory", dir)
+		return compat.RepoFacts{}, failure.Usagef("--repo %s: not a directory", dir)
 	}
 	top := checkout.Top(dir)
-	read := func(name string, v any) (bool, error) {
+	return parseRepoFacts(func(name string, limit int64) ([]byte, error) {
+		raw, err := checkout.ReadFile(top, checkout.Rel(top, filepath.Join(dir, name)), limit)
+		switch {
+		case err == nil, errors.Is(err, fs.ErrNotExist):
+			return raw, err
+		case errors.As(err, new(*checkout.RefusedError)):
+			return nil, failure.InputErr(err)
+		}
+		return nil, failure.Usagef("%s: %v", filepath.Join(dir, name), err)
+	}, func(name string) string { return filepath.Join(dir, name) })
+}
+
+// ReadRevisionFacts reads what ReadRepoFacts reads, from revision rev (the one under review) of
+// the repository holding dir, at dir's place in it, never from the working tree: reviewed from
+// a checkout of main, a branch that bumps aws-cdk is checked against the branch's pin. A blob
+// is read as gitrepo.ReadFile reads it: no symbolic links, regular files, its size bounded
+// before it is read.
+func ReadRevisionFacts(dir, rev string) (compat.RepoFacts, error) {
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		return compat.RepoFacts{}, failure.Usagef("%v", err)
+	}
+	sha, err := repo.Resolve(rev)
+	if err != nil {
+		return compat.RepoFacts{}, failure.Usagef("%v", err)
+	}
+	appRel, err := filepath.Rel(realPath(repo.Root()), realPath(dir))
+	if err != nil || strings.HasPrefix(appRel, "..") || appRel == "." {
+		appRel = ""
+	}
+	at := func(name string) string { return path.Join(filepath.ToSlash(appRel), name) }
+	return parseRepoFacts(func(name string, limit int64) ([]byte, error) {
+		raw, err := repo.ReadFile(sha, at(name), limit)
+		switch {
+		case err == nil, errors.Is(err, fs.ErrNotExist):
+			return raw, err
+		case errors.As(err, new(*gitrepo.RefusedError)):
+			return nil, failure.InputErr(err)
+		}
+		return nil, failure.OperationErr(fmt.Errorf("read %s at %s: %w", at(name), rev, err))
+	}, func(name string) string { return at(name) + " at " + rev })
+}
+
+// parseRepoFacts reads the facts through read (a missing file: fs.ErrNotExist); where names a
+// file for messages.
+func parseRepoFacts(read func(name string, limit int64) ([]byte, error),
+	where func(name string) string) (compat.RepoFacts, error) {
+	var facts compat.RepoFacts
+	decode := func(name string, v any) (bool, error) {
 		limit := int64(checkout.MaxSettingsFile)
 		if name == "package-lock.json" {
 			limit = checkout.MaxLockFile
 		}
-		raw, err := checkout.ReadFile(top, checkout.Rel(top, filepath.Join(dir, name)), limit)
+		raw, err := read(name, limit)
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
-		if errors.As(err, new(*checkout.RefusedError)) {
-			return false, failure.InputErr(err)
-		}
 		if err != nil {
-			return false, failure.Usagef("%s: %v", filepath.Join(dir, name), err)
+			return false, err
 		}
 		if err := json.Unmarshal(raw, v); err != nil {
-			return false, failure.InputErr(fmt.Errorf("%s: not valid JSON: %w", filepath.Join(dir, name), err))
+			return false, failure.InputErr(fmt.Errorf("%s: not valid JSON: %w", where(name), err))
 		}
 		return true, nil
 	}
@@ -87,7 +134,7 @@ func ReadRepoFacts(dir string) (compat.RepoFacts, error) {
 			Version string `json:"version"`
 		} `json:"dependencies"`
 	}
-	if ok, err := read("package-lock.json", &lock); err != nil {
+	if ok, err := decode("package-lock.json", &lock); err != nil {
 		return facts, err
 	} else if ok {
 		if p, found := lock.Packages["node_modules/aws-cdk"]; found {
@@ -103,7 +150,7 @@ func ReadRepoFacts(dir string) (compat.RepoFacts, error) {
 		Dependencies    map[string]string `json:"dependencies"`
 		DevDependencies map[string]string `json:"devDependencies"`
 	}
-	if ok, err := read("package.json", &pkg); err != nil {
+	if ok, err := decode("package.json", &pkg); err != nil {
 		return facts, err
 	} else if ok && facts.CLIVersion == "" {
 		for _, deps := range []map[string]string{pkg.DevDependencies, pkg.Dependencies} {
@@ -115,7 +162,7 @@ func ReadRepoFacts(dir string) (compat.RepoFacts, error) {
 	var cdkJSON struct {
 		Context map[string]any `json:"context"`
 	}
-	if _, err := read("cdk.json", &cdkJSON); err != nil {
+	if _, err := decode("cdk.json", &cdkJSON); err != nil {
 		return facts, err
 	}
 	facts.Context = cdkJSON.Context

@@ -137,7 +137,12 @@ func Review(ctx context.Context, opts ReviewOptions) (rep *review.Report, cleanu
 		return nil, cleanup, err
 	}
 	var facts compat.RepoFacts
-	if opts.Repo != "" {
+	switch {
+	case gitMode: // the revision under review's pins, not the working tree's
+		if facts, err = ReadRevisionFacts(opts.Repo, opts.Head); err != nil {
+			return nil, cleanup, err
+		}
+	case opts.Repo != "":
 		if facts, err = ReadRepoFacts(opts.Repo); err != nil {
 			return nil, cleanup, err
 		}

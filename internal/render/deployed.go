@@ -97,7 +97,9 @@ func driftMarkdown(ds []review.StackDrift, budget int) string {
 		more = fmt.Sprintf("\n%d more difference(s) in the job summary.\n", n)
 	}
 	return "#### Drift\n\n> [!WARNING]\n> Resources of stacks this change deploys were changed outside CloudFormation: " +
-		"the deploy sets them back to the template, or fails where they are gone.\n\n" +
+		"CloudFormation changes only what this deploy's change set touches, so drifted values it does not touch " +
+		"keep their outside value (the deploy does not set them back); a resource it updates gets the template's " +
+		"values, and one deleted outside CloudFormation fails the deploy where the change touches it.\n\n" +
 		"| Stack | Resource | Drift | Property | Stack set | Is now |\n|---|---|---|---|---|---|\n" +
 		strings.Join(rows.rows, "\n") + "\n" + more + "\n"
 }

@@ -33,6 +33,9 @@ internal/testutil/moto):
    AWS::SSM::Parameter (Value, Type, Description; the parameter CloudFormation created against
    SSM's current version, DELETED when it is gone). Every other type is NOT_CHECKED, as AWS
    reports types drift detection does not support. Detection completes at once.
+8. UpdateTerminationProtection is an unknown action (moto keeps the flag CreateStack was given
+   and never changes it): it sets the stack's flag, which DescribeStacks then reports, and answers
+   with the StackId as CloudFormation does.
 """
 
 import os
@@ -354,6 +357,13 @@ def describe_stack_resource_drifts(self):
     return ActionResult({"StackResourceDrifts": [d for d in drifts if not wanted or d["StackResourceDriftStatus"] in wanted]})
 
 
+def update_termination_protection(self):
+    """Gap 8: UpdateTerminationProtection."""
+    stack = self.cloudformation_backend.get_stack(self._get_param("StackName"))
+    stack.enable_termination_protection = self._get_param("EnableTerminationProtection") in (True, "true", "True")
+    return ActionResult({"StackId": stack.stack_id})
+
+
 # CDKBOT_MOTO_PLAIN=1 starts moto as it is, to see each gap's test fail without the launcher.
 if os.environ.get("CDKBOT_MOTO_PLAIN") != "1":
     Backend.create_change_set = create_change_set
@@ -367,6 +377,7 @@ if os.environ.get("CDKBOT_MOTO_PLAIN") != "1":
     Response.detect_stack_drift = detect_stack_drift
     Response.describe_stack_drift_detection_status = describe_stack_drift_detection_status
     Response.describe_stack_resource_drifts = describe_stack_resource_drifts
+    Response.update_termination_protection = update_termination_protection
 
 if __name__ == "__main__":
     from moto.server import main

@@ -262,3 +262,50 @@ func TestDriftDetection(t *testing.T) {
 		t.Errorf("filtered: %d %v", len(filtered.StackResourceDrifts), err)
 	}
 }
+
+// Not a gap, behaviour cdkbot's deploy relies on: a change set that only adds an export lists no
+// resource changes yet is executable (CREATE_COMPLETE, AVAILABLE), as in CloudFormation
+// (aws/aws-cdk#2029), and executing it publishes the export (gap 1); the same template again
+// is FAILED with CloudFormation's "didn't contain changes".
+func TestOutputsOnlyChangeSetIsExecutable(t *testing.T) {
+	h := newCFN(t)
+	bare := `{"Resources":{"Topic":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"shared"}}}}`
+	h.deploy("Exporter", bare)
+	id := h.changeSet("Exporter", "outputs", exporter)
+	d, err := h.cfn.DescribeChangeSet(h.ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: &id})
+	if err != nil || d.Status != cfntypes.ChangeSetStatusCreateComplete || d.ExecutionStatus != cfntypes.ExecutionStatusAvailable ||
+		len(d.Changes) != 0 {
+		t.Fatalf("outputs-only change set: %+v %v", d, err)
+	}
+	if _, err := h.cfn.ExecuteChangeSet(h.ctx, &cloudformation.ExecuteChangeSetInput{StackName: aws.String("Exporter"), ChangeSetName: &id}); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := h.cfn.ListExports(h.ctx, &cloudformation.ListExportsInput{})
+	if err != nil || len(ex.Exports) != 1 || aws.ToString(ex.Exports[0].Name) != "Exporter:TopicArn" {
+		t.Fatalf("exports after executing it: %+v %v", ex, err)
+	}
+	if st := h.deploy("Importer", importer); st.StackStatus != cfntypes.StackStatusCreateComplete {
+		t.Errorf("importer: %s\n%s", st.StackStatus, h.reasons("Importer"))
+	}
+	same := h.changeSet("Exporter", "same", exporter)
+	d, err = h.cfn.DescribeChangeSet(h.ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: &same})
+	if err != nil || d.Status != cfntypes.ChangeSetStatusFailed || !strings.Contains(aws.ToString(d.StatusReason), "didn't contain changes") {
+		t.Errorf("unchanged template: %+v %v", d, err)
+	}
+}
+
+// Gap 8: UpdateTerminationProtection changes the flag DescribeStacks reports, as CloudFormation
+// does (a change to it alone is no part of any change set).
+func TestTerminationProtectionUpdates(t *testing.T) {
+	h := newCFN(t)
+	h.deploy("Guarded", `{"Resources": {"T": {"Type": "AWS::SNS::Topic"}}}`)
+	for _, on := range []bool{true, false} {
+		if _, err := h.cfn.UpdateTerminationProtection(h.ctx, &cloudformation.UpdateTerminationProtectionInput{
+			StackName: aws.String("Guarded"), EnableTerminationProtection: aws.Bool(on)}); err != nil {
+			t.Fatalf("update to %v: %v", on, err)
+		}
+		if got := aws.ToBool(h.stack("Guarded").EnableTerminationProtection); got != on {
+			t.Errorf("after setting it %v, DescribeStacks says %v", on, got)
+		}
+	}
+}

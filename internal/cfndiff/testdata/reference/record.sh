@@ -3,6 +3,7 @@
 #   cdkbot/real-*       real templates synthesized by aws-cdk-lib from apps/*.js, before/after
 #   cdkbot/generated-*  seeded random edits of real templates (generate.js)
 #   cdkbot/shortfall-*  handwritten pairs for the reference's measured weaknesses (committed as is)
+#   cdkbot/case-*       handwritten pairs for defects cdkbot had (committed as is)
 # then runs the pinned @aws-cdk/cloudformation-diff on every pair (record.js) and writes
 # expected.json beside it. peer/ and peer-changeset/ come from ../shared/diff-reference-cases.
 #
