@@ -206,7 +206,7 @@ func verdict(r Runner, rep *review.Report) error {
 	}
 	for _, g := range rep.Gates {
 		switch {
-		case g.Failing() && (g.Name == review.GateIncomplete || g.Name == review.GateExportInUse):
+		case g.Failing() && !review.Approvable(g.Name):
 			r.Error("cdkbot: gate %s blocks this change: %s", g.Name, strings.Join(g.Items, "; "))
 		case g.Failing():
 			r.Error("cdkbot: gate %s blocks this change (%d item(s)); approve with the label %q",

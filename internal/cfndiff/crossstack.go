@@ -31,6 +31,9 @@ func outputChanges(d *TemplateDiff, newT *cfn.Object) map[string]string {
 	}
 	replaced := map[string]Impact{}
 	for _, r := range d.Resources {
+		if r.RefusedName != "" {
+			continue // CloudFormation refuses the replacement: the resource keeps its identity
+		}
 		if r.Impact.IsReplacement() || r.Impact == Destroy || r.Impact == Orphan {
 			replaced[r.LogicalID] = r.Impact
 		}

@@ -109,6 +109,10 @@ type ResourceChange struct {
 	// when CloudFormation's verdict differs (NoChange when they agree).
 	CloudFormation string
 	SpecImpact     Impact
+	// RefusedName is the name property (TableName, BucketName, ...) that makes CloudFormation refuse
+	// this replacement: it is set, to the same value on both sides, so the new resource would need the
+	// old one's name. "" when the replacement can happen.
+	RefusedName string
 }
 
 // ApplyVerdict takes CloudFormation's replacement verdict for an updated resource: True
@@ -124,6 +128,9 @@ func (r *ResourceChange) ApplyVerdict(replacement string) bool {
 		return false
 	}
 	r.SpecImpact, r.Impact = r.Impact, want
+	if want != Replace {
+		r.RefusedName = "" // not replaced after all, so nothing to refuse
+	}
 	return true
 }
 
@@ -238,17 +245,31 @@ func (r *ResourceChange) UpdateReplacePolicy() string {
 	return s
 }
 
+// Refusal says why CloudFormation will refuse the replacement and how to go ahead, or "" when it
+// will not refuse it.
+func (r *ResourceChange) Refusal() string {
+	if r.RefusedName == "" {
+		return ""
+	}
+	return "CloudFormation will refuse this update: it cannot replace a resource that keeps its name (" +
+		r.RefusedName + "); set a new " + r.RefusedName + " or remove it so CloudFormation names it"
+}
+
 // Consequence says in words what happens to existing data, for replacements and removals.
 func (r *ResourceChange) Consequence() string {
 	switch r.Impact {
 	case Replace, MayReplace:
+		old := "the old resource is deleted"
 		switch r.UpdateReplacePolicy() {
 		case "Retain":
-			return "the old resource is kept (UpdateReplacePolicy: Retain) and must be cleaned up by hand"
+			old = "the old resource is kept (UpdateReplacePolicy: Retain) and must be cleaned up by hand"
 		case "Snapshot":
-			return "a snapshot of the old resource is taken, then it is deleted (UpdateReplacePolicy: Snapshot)"
+			old = "a snapshot of the old resource is taken, then it is deleted (UpdateReplacePolicy: Snapshot)"
 		}
-		return "the old resource is deleted"
+		if r.RefusedName != "" {
+			return r.Refusal() + ", then " + old
+		}
+		return old
 	case Destroy:
 		if r.DeletionPolicy() == "Snapshot" {
 			return "a snapshot is taken, then the resource is deleted (DeletionPolicy: Snapshot)"
@@ -588,6 +609,11 @@ func propagate(changes []*ResourceChange, byID map[string]*ResourceChange, spec 
 	for len(queue) > 0 {
 		replaced := queue[0]
 		queue = queue[1:]
+		if refusedName(byID[replaced]) != "" {
+			// CloudFormation refuses the replacement, so the resource keeps its identity (its name,
+			// hence its ARN) and nothing that reads it resolves anew.
+			continue
+		}
 		for _, u := range users[replaced] {
 			rc := byID[u.resource]
 			if pc := touch(rc, u.property, spec); !slices.Contains(pc.ReplacedReferences, replaced) {
@@ -599,4 +625,29 @@ func propagate(changes []*ResourceChange, byID map[string]*ResourceChange, spec 
 			}
 		}
 	}
+	for _, rc := range changes {
+		rc.RefusedName = refusedName(rc)
+	}
+}
+
+// refusedName is the name property that makes CloudFormation refuse rc's replacement: set to the
+// same value on both sides (written alike, reading nothing replaced or changed), or "" when rc is
+// not replaced or can be (no name, a new name, or the name removed so CloudFormation names it).
+func refusedName(rc *ResourceChange) string {
+	if rc.Impact != Replace || !rc.oldPresent || !rc.newPresent || rc.typeChanged() {
+		return ""
+	}
+	prop := resourcespec.NameProperty(rc.NewType)
+	if prop == "" {
+		return ""
+	}
+	a, aOK := rc.oldProperties().Get(prop)
+	b, bOK := rc.newProperties().Get(prop)
+	if !aOK || !bOK || !Equal(a, b) {
+		return ""
+	}
+	if pc := rc.Property(prop); pc != nil && (len(pc.ReplacedReferences) > 0 || len(pc.ChangedInputs) > 0) {
+		return ""
+	}
+	return prop
 }

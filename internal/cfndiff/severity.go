@@ -49,7 +49,8 @@ var webPorts = map[int]bool{80: true, 443: true}
 // a port other than 80/443, any action on any resource, a public principal, AdministratorAccess;
 // high — a service-wide action (s3:*), any resource, an account principal, a removed deny, a
 // broad managed policy, an SSO grant; medium — the web ports open to the internet, another
-// managed policy; low — a grant scoped to named actions and resources, ingress from a network.
+// managed policy; low — a grant scoped to named actions and resources, ingress from a network,
+// and a grant on any resource of only actions that cannot be scoped (unscopable.tsv).
 func (s *Security) Findings() []Finding {
 	var out []Finding
 	add := func(sev Severity, format string, args ...any) {
@@ -86,6 +87,8 @@ func (s *Security) Findings() []Finding {
 			add(Critical, "grants every action on every resource (* on *)")
 		case anyAction || serviceWide(st.Actions.Values) != "":
 			add(High, "grants %s on %s", or(serviceWide(st.Actions.Values), "*"), resources)
+		case anyResource && allUnscopable(st.Actions.Values) && accountPrincipal(st.Principals.Values) == "":
+			add(Low, "grants %s on every resource (*): %s", actions, unscopableReason)
 		case anyResource:
 			add(High, "grants %s on every resource (*)", actions)
 		case accountPrincipal(st.Principals.Values) != "":

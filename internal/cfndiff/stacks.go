@@ -279,7 +279,7 @@ func passParameters(parent *StackDiff, opts Options, depth int) {
 	}
 	replaced := map[string]string{}
 	for _, r := range parent.Diff.Resources {
-		if r.Impact.IsReplacement() {
+		if r.Impact.IsReplacement() && r.RefusedName == "" {
 			replaced[r.LogicalID] = r.LogicalID + " is replaced"
 		}
 	}

@@ -57,6 +57,22 @@ func appProps(arts map[string]any) map[string]any {
 	return arts["App"].(map[string]any)["properties"].(map[string]any)
 }
 
+// mergedWithReview is the GitHub test server for a push that merged pull request #7, on which
+// cdkbot's review (marker) is posted, with the action's environment set for that push and the
+// assembly dir to deploy.
+func mergedWithReview(t *testing.T, dir, marker string) *ghserver.Server {
+	t.Helper()
+	gh := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{appToken: ghserver.AppToken}})
+	gh.Pulls[7] = mergedPR(7, "h7")
+	gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = []int{7}
+	if marker != "" {
+		gh.Add(7, "cdk-deployer[bot]", marker)
+	}
+	actionEnv(t, gh, appToken, "push", pushMergeEvent(t))
+	t.Setenv("INPUT_ASSEMBLY", dir)
+	return gh
+}
+
 // The merge deploy deploys only what the merged pull request's review showed: an assembly that
 // keeps the reviewed template but changes anything else CloudFormation acts on — the stack it
 // lands on above all — is refused, naming the stack and what differs, whatever on-unreviewed
@@ -162,12 +178,7 @@ func TestMergeDeployIsBoundToTheReview(t *testing.T) {
 
 	// Untouched, the same assembly deploys: the comparison is not what refused it.
 	dir := writeBoundAssembly(t)
-	gh := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{appToken: ghserver.AppToken}})
-	gh.Pulls[7] = mergedPR(7, "h7")
-	gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = []int{7}
-	gh.Add(7, "cdk-deployer[bot]", reviewMarker(t, dir, "h7"))
-	actionEnv(t, gh, appToken, "push", pushMergeEvent(t))
-	t.Setenv("INPUT_ASSEMBLY", dir)
+	mergedWithReview(t, dir, reviewMarker(t, dir, "h7"))
 	t.Setenv("INPUT_ON-UNREVIEWED", "refuse")
 	if code, stdout, stderr := run(t, "action"); code != ExitOK || strings.Contains(stdout, "not as reviewed") {
 		t.Errorf("as reviewed: exit %d\n%s\n%s", code, stdout, stderr)
@@ -216,12 +227,7 @@ func TestMergeDeployRefusesWhatItsReviewDidNotCompareWith(t *testing.T) {
 		"Marker": map[string]any{"Type": "AWS::SNS::Topic", "Properties": map[string]any{"TopicName": "app-marker"}},
 		"Topic2": map[string]any{"Type": "AWS::SNS::Topic", "Properties": map[string]any{"TopicName": "app-topic2"}}}})
 
-	gh := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{appToken: ghserver.AppToken}})
-	gh.Pulls[7] = mergedPR(7, "h7")
-	gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = []int{7}
-	gh.Add(7, "cdk-deployer[bot]", reviewedChange(t, mainNow, head, "cdk/review/.", "h7", nil))
-	actionEnv(t, gh, appToken, "push", pushMergeEvent(t))
-	t.Setenv("INPUT_ASSEMBLY", head)
+	mergedWithReview(t, head, reviewedChange(t, mainNow, head, "cdk/review/.", "h7", nil))
 	code, stdout, stderr := run(t, "action")
 	if code == ExitOK || !strings.Contains(stdout+stderr, "runs a template other than the base its review compared with") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
 	"github.com/cdkbot/cdkbot/internal/testutil/moto"
 )
 
@@ -37,18 +36,13 @@ func TestMergeRefusesANestedTemplateURLNoReviewShowed(t *testing.T) {
 	code, stdout, stderr := run(t, "review", "--head-assembly", dir, "--format", "markdown")
 	t.Logf("review of the PR head: exit %d\n%s\n%s", code, stdout, stderr)
 
-	gh := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{appToken: ghserver.AppToken}})
-	gh.Pulls[7] = mergedPR(7, "h7")
-	gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = []int{7}
-	gh.Add(7, "cdk-deployer[bot]", reviewMarker(t, dir, "h7"))
+	mergedWithReview(t, dir, reviewMarker(t, dir, "h7"))
 	// After the review: the attacker writes the nested template.
 	evil, _ := jsonBytes(evilTemplate)
 	if _, err := s3c.PutObject(context.Background(), &s3.PutObjectInput{Bucket: ptr("mallory-public"), Key: ptr("n.json"),
 		Body: bytes.NewReader(evil)}); err != nil {
 		t.Fatal(err)
 	}
-	actionEnv(t, gh, appToken, "push", pushMergeEvent(t))
-	t.Setenv("INPUT_ASSEMBLY", dir)
 	t.Setenv("INPUT_ON-UNREVIEWED", "refuse")
 	code, stdout, stderr = run(t, "action")
 	t.Logf("merge deploy: exit %d\n%s\n%s", code, stdout, stderr)

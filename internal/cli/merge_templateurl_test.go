@@ -69,13 +69,8 @@ func TestMergeDeploysTheComparedTemplateNotTheOneItsURLNames(t *testing.T) {
 	code, stdout, stderr := run(t, "review", "--head-assembly", dir, "--format", "markdown")
 	t.Logf("review of the PR head: exit %d\n%s\n%s", code, stdout, stderr)
 
-	gh := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{appToken: ghserver.AppToken}})
+	gh := mergedWithReview(t, dir, reviewMarker(t, dir, "h7"))
 	gh.Permissions["alice"] = "maintain"
-	gh.Pulls[7] = mergedPR(7, "h7")
-	gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = []int{7}
-	gh.Add(7, "cdk-deployer[bot]", reviewMarker(t, dir, "h7"))
-	actionEnv(t, gh, appToken, "push", pushMergeEvent(t))
-	t.Setenv("INPUT_ASSEMBLY", dir)
 	t.Setenv("INPUT_ON-UNREVIEWED", "refuse")
 	t.Setenv("INPUT_REQUIRE-APPROVAL", "broadening")
 	code, stdout, stderr = run(t, "action")

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
-	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
 	"github.com/cdkbot/cdkbot/internal/testutil/moto"
 )
 
@@ -54,12 +53,7 @@ exit 0
 	}
 	t.Setenv("CDK_DOCKER", filepath.Join(bin, "docker"))
 
-	gh := ghserver.NewWith(t, ghserver.Options{Tokens: map[string]ghserver.Identity{appToken: ghserver.AppToken}})
-	gh.Pulls[7] = mergedPR(7, "h7")
-	gh.CommitPulls["cccccccccccccccccccccccccccccccccccccccc"] = []int{7}
-	gh.Add(7, "cdk-deployer[bot]", reviewMarker(t, dir, "h7"))
-	actionEnv(t, gh, appToken, "push", pushMergeEvent(t))
-	t.Setenv("INPUT_ASSEMBLY", dir)
+	mergedWithReview(t, dir, reviewMarker(t, dir, "h7"))
 	t.Setenv("INPUT_ON-UNREVIEWED", "refuse")
 	code, stdout, stderr := run(t, "action")
 	if code == ExitOK || !strings.Contains(stdout+stderr, "its build writes to the disk") {

@@ -8,21 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cdkbot/cdkbot/internal/testutil/gitcli"
 )
 
-// gitRun runs the real git in dir, with no user or system configuration.
-func gitRun(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com",
-		"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+// gitRun runs the real git in dir (gitcli.Run).
+func gitRun(t *testing.T, dir string, args ...string) string { return gitcli.Run(t, dir, args...) }
 
 // A worktree made by git worktree add has a .git file and keeps its refs and objects in the
 // repository it belongs to: Open reads them there (it once said "reference not found").

@@ -52,16 +52,18 @@ type sectionJSON struct {
 }
 
 type resourceJSON struct {
-	LogicalID    string         `json:"logicalId"`
-	Path         string         `json:"constructPath,omitempty"`
-	Impact       string         `json:"impact"`
-	OldType      *string        `json:"oldType"`
-	NewType      *string        `json:"newType"`
-	Properties   []propertyJSON `json:"properties"`
-	Other        []otherJSON    `json:"other"`
-	Consequence  string         `json:"consequence,omitempty"`
-	MetadataOnly bool           `json:"metadataOnly,omitempty"`
-	UnknownType  bool           `json:"unknownType,omitempty"`
+	LogicalID   string         `json:"logicalId"`
+	Path        string         `json:"constructPath,omitempty"`
+	Impact      string         `json:"impact"`
+	OldType     *string        `json:"oldType"`
+	NewType     *string        `json:"newType"`
+	Properties  []propertyJSON `json:"properties"`
+	Other       []otherJSON    `json:"other"`
+	Consequence string         `json:"consequence,omitempty"`
+	// RefusedName is the name property that makes CloudFormation refuse the replacement.
+	RefusedName  string `json:"refusedName,omitempty"`
+	MetadataOnly bool   `json:"metadataOnly,omitempty"`
+	UnknownType  bool   `json:"unknownType,omitempty"`
 	// CloudFormation is the change set's replacement verdict (True, Conditional, False) when
 	// one was asked; SpecImpact is the specification's impact when CloudFormation differs.
 	CloudFormation string `json:"cloudFormationReplacement,omitempty"`
@@ -143,6 +145,7 @@ func stackToJSON(s *cfndiff.StackDiff) stackJSON {
 		rj := resourceJSON{LogicalID: r.LogicalID, Path: s.Paths[r.LogicalID], Impact: r.Impact.String(),
 			OldType: optString(r.OldType), NewType: optString(r.NewType),
 			Properties: []propertyJSON{}, Other: []otherJSON{}, Consequence: r.Consequence(),
+			RefusedName:  r.RefusedName,
 			MetadataOnly: r.MetadataOnly(), UnknownType: r.UnknownType, CloudFormation: r.CloudFormation}
 		if r.SpecImpact != cfndiff.NoChange {
 			rj.SpecImpact = r.SpecImpact.String()

@@ -276,7 +276,7 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
 				"The assembly cannot be deployed as synthesized (the CDK CLI refuses it too), "+
 				"and no approval changes that: resolve these, then synthesize again.\n\n", g.Name, gateItems(g))
 			continue
-		case review.GateExportInUse:
+		case review.GateExportInUse, review.GateReplaceNamed:
 			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. "+
 				"CloudFormation would refuse this deploy, and no approval changes that.\n\n", g.Name, gateItems(g))
 			continue

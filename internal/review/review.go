@@ -35,6 +35,9 @@ const (
 	// GateExportInUse: the change alters or removes an export that deployed stacks import, which
 	// CloudFormation refuses. No approval overrides it.
 	GateExportInUse = "export-in-use"
+	// GateReplaceNamed: the change replaces a resource whose name property (TableName, ...) is set
+	// and kept, which CloudFormation refuses. No approval overrides it.
+	GateReplaceNamed = "replace-named"
 	// GateDrift: a stack the change touches has resources changed or deleted outside
 	// CloudFormation (drift detection, with credentials): the deploy would overwrite or fail on them.
 	GateDrift = "drift"
@@ -42,13 +45,14 @@ const (
 
 // AllGates lists every gate in the order reports show them.
 var AllGates = []string{
-	GateIncomplete, GateExportInUse, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan,
+	GateIncomplete, GateExportInUse, GateReplaceNamed, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan,
 	GateSecurityBroadening, GateCompatFail, GatePolicyError, GateDrift,
 }
 
 // DefaultFailOn fails on what cannot deploy, on losing stateful resources and on permissions
 // broadened at high severity or worse (SecurityMinimum); teams opt into the rest.
-var DefaultFailOn = []string{GateIncomplete, GateExportInUse, GateDestroyStateful, GateSecurityBroadening}
+var DefaultFailOn = []string{GateIncomplete, GateExportInUse, GateReplaceNamed, GateDestroyStateful,
+	GateSecurityBroadening}
 
 // DefaultOverrideLabel is the PR label that turns failing gates into warnings.
 const DefaultOverrideLabel = "cdkbot/approve-destructive"
@@ -353,6 +357,9 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 				case cfndiff.Orphan:
 					items[GateOrphan] = append(items[GateOrphan], what)
 				}
+				if r.RefusedName != "" {
+					items[GateReplaceNamed] = append(items[GateReplaceNamed], what+": "+r.Refusal())
+				}
 				if t := spec.Type(r.OldType); t != nil && t.Stateful && losesData(r) {
 					items[GateDestroyStateful] = append(items[GateDestroyStateful], fmt.Sprintf("%s: %s", what, r.Consequence()))
 				}
@@ -422,7 +429,7 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 		if g.Items == nil {
 			g.Items = []string{}
 		}
-		if g.Triggered && g.Enforced && overridden && name != GateIncomplete && name != GateExportInUse {
+		if g.Triggered && g.Enforced && overridden && Approvable(name) {
 			for _, it := range g.Items {
 				d := ItemDigest(name, it)
 				if !slices.ContainsFunc(in.Approvals, func(a Approval) bool { return a.covers(d, set) }) {
@@ -435,6 +442,13 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 	}
 	return out
 }
+
+// unapprovable gates are what CloudFormation refuses, which no approval changes.
+var unapprovable = map[string]bool{GateIncomplete: true, GateExportInUse: true, GateReplaceNamed: true}
+
+// Approvable says whether an approval can turn the failing gate into a warning: not for what
+// CloudFormation (or the CDK CLI) refuses to deploy.
+func Approvable(gate string) bool { return !unapprovable[gate] }
 
 // losesData is true when the change replaces or destroys the resource: even when the old one is
 // retained, the app moves to a new, empty one.

@@ -1,0 +1,25 @@
+// Package gitcli runs the real git for tests that make repositories the way users do (worktrees,
+// branches, commits), isolated from the machine's git configuration.
+package gitcli
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Run runs git in dir with a fixed identity, main as the default branch and no user or system
+// configuration, and returns its trimmed output; a failure ends the test.
+func Run(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com",
+		"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
