@@ -113,6 +113,9 @@ type ResourceChange struct {
 	// this replacement: it is set, to the same value on both sides, so the new resource would need the
 	// old one's name. "" when the replacement can happen.
 	RefusedName string
+	// Stateless is true when the specification says the old type keeps no data (a topic, a role):
+	// destroying it loses no data. False for stateful and unknown types.
+	Stateless bool
 }
 
 // ApplyVerdict takes CloudFormation's replacement verdict for an updated resource: True
@@ -274,6 +277,9 @@ func (r *ResourceChange) Consequence() string {
 		if r.DeletionPolicy() == "Snapshot" {
 			return "a snapshot is taken, then the resource is deleted (DeletionPolicy: Snapshot)"
 		}
+		if r.Stateless {
+			return "the resource is deleted"
+		}
 		return "the resource and its data are deleted"
 	case Orphan:
 		return "the resource is removed from the stack but kept in AWS (DeletionPolicy: " + r.DeletionPolicy() + ")"
@@ -412,6 +418,9 @@ func typeOf(v any) string {
 func diffResource(id string, ov, nv any, oOK, nOK bool, spec *resourcespec.Spec) *ResourceChange {
 	rc := &ResourceChange{LogicalID: id, Old: cfn.AsObject(ov), New: cfn.AsObject(nv), oldPresent: oOK, newPresent: nOK,
 		OldType: typeOf(ov), NewType: typeOf(nv)}
+	if t := spec.Type(rc.OldType); t != nil && !t.Stateful {
+		rc.Stateless = true
+	}
 	if strings.HasPrefix(id, "Fn::ForEach::") {
 		// A ForEach loop is a macro, not a resource: it is compared as one opaque value.
 		if oOK {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
 	"github.com/cdkbot/cdkbot/internal/compat"
+	"github.com/cdkbot/cdkbot/internal/resourcespec"
 	"github.com/cdkbot/cdkbot/internal/review"
 )
 
@@ -113,15 +114,15 @@ func reviewHeadline(r *review.Report) string {
 		parts = append(parts, plural(c.StacksChanged, "stack changes", "stacks change"))
 	}
 	if c.Replace > 0 {
-		first := firstOf(r.Stacks, cfndiff.Replace)
-		parts = append(parts, fmt.Sprintf("%s (%s)", plural(c.Replace, "replacement", "replacements"), first))
+		parts = append(parts, fmt.Sprintf("%s (%s)",
+			plural(c.Replace, "replacement", "replacements"), replacementCause(r.Stacks)))
 	}
 	if c.Destroy > 0 {
 		parts = append(parts, fmt.Sprintf("%s (%s)",
 			plural(c.Destroy, "destroy", "destroys"), firstOf(r.Stacks, cfndiff.Destroy)))
 	}
 	if c.Broadened {
-		parts = append(parts, broadened(c))
+		parts = append(parts, headlineFinding(r.Stacks, c)...)
 	}
 	need := 0
 	for _, ch := range r.Compatibility {
@@ -154,6 +155,139 @@ func reviewHeadline(r *review.Report) string {
 		parts = append(parts, "blocked")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// replacementCause names the replacement to act on: a resource replaced because its own properties
+// changed (the cause) before those replaced only because they reference a replaced resource or a
+// changed input (the consequences), which it counts when there is one cause.
+func replacementCause(stacks []*cfndiff.StackDiff) string {
+	var causes []string
+	consequences := 0
+	for _, top := range stacks {
+		for _, s := range top.All() {
+			for _, res := range s.Diff.Resources {
+				if res.Impact != cfndiff.Replace || res.MetadataOnly() {
+					continue
+				}
+				if ownReplacement(res) {
+					causes = append(causes, res.LogicalID+" in "+s.DisplayName)
+				} else {
+					consequences++
+				}
+			}
+		}
+	}
+	if len(causes) == 0 {
+		return firstOf(stacks, cfndiff.Replace)
+	}
+	sort.Strings(causes)
+	if len(causes) == 1 && consequences > 0 {
+		return causes[0] + " and " + plural(consequences, "resource that references it", "resources that reference it")
+	}
+	return causes[0]
+}
+
+// ownReplacement is true when the resource is replaced by a change to itself: its type, or a
+// property written differently whose change replaces it (per the specification, or per CloudFormation
+// when its change set overrules the specification). False when only properties that resolve anew (a
+// reference to a replaced resource, an input from another stack) replace it.
+func ownReplacement(res *cfndiff.ResourceChange) bool {
+	if res.OldType != res.NewType {
+		return true
+	}
+	for _, p := range res.Properties {
+		if p.Changed && (p.Impact == cfndiff.Replace || res.SpecImpact != cfndiff.NoChange) {
+			return true
+		}
+	}
+	return false
+}
+
+// headlineFinding is the permission change in the headline. A low-rated finding does not headline
+// over the change that causes it: when a resource other than a permission resource changes (a table
+// gaining an index widens the grants that name the table), that change is named instead, and the
+// finding is only rated; a replacement or destroy already named is enough.
+func headlineFinding(stacks []*cfndiff.StackDiff, c Counts) []string {
+	if c.Worst == nil || c.Worst.Severity > cfndiff.Low {
+		return []string{broadened(c)}
+	}
+	const low = "permissions broadened (low)"
+	if c.Replace > 0 || c.Destroy > 0 {
+		return []string{low}
+	}
+	change, ok := changeCause(stacks, c)
+	if !ok {
+		return []string{broadened(c)}
+	}
+	return []string{change, low}
+}
+
+// changeCause names the most severe change of a resource that is not a permission resource and is
+// changed by its own properties, with the count of changes of that kind: "1 update (Orders in Data)".
+func changeCause(stacks []*cfndiff.StackDiff, c Counts) (string, bool) {
+	spec := resourcespec.Default()
+	kinds := []struct {
+		impact    cfndiff.Impact
+		n         int
+		one, many string
+	}{
+		{cfndiff.MayReplace, c.MayReplace, "possible replacement", "possible replacements"},
+		{cfndiff.Orphan, c.Orphan, "orphan", "orphans"},
+		{cfndiff.Create, c.Create, "create", "creates"},
+		{cfndiff.Update, c.Update, "update", "updates"},
+	}
+	for _, k := range kinds {
+		var names []string
+		for _, top := range stacks {
+			for _, s := range top.All() {
+				for _, res := range s.Diff.Resources {
+					if res.Impact != k.impact || res.MetadataOnly() || !ownChange(res) {
+						continue
+					}
+					if permissionChange(spec.Type(res.Type()), res) {
+						continue // its change is the finding itself
+					}
+					names = append(names, res.LogicalID+" in "+s.DisplayName)
+				}
+			}
+		}
+		if len(names) > 0 {
+			sort.Strings(names)
+			return fmt.Sprintf("%s (%s)", plural(k.n, k.one, k.many), names[0]), true
+		}
+	}
+	return "", false
+}
+
+// permissionChange is true when the resource is a permission resource (a policy, a rule) or only
+// properties that carry permissions (a role's inline policies, a group's rules) change.
+func permissionChange(t *resourcespec.Type, res *cfndiff.ResourceChange) bool {
+	if t == nil {
+		return false
+	}
+	if t.Scrutiny != "" {
+		return true
+	}
+	for _, p := range res.Properties {
+		if sp, ok := t.Property(p.Name); p.Changed && (!ok || sp.Scrutiny == "") {
+			return false
+		}
+	}
+	return len(res.Properties) > 0 && len(res.Other) == 0 && !res.Added() && !res.Removed()
+}
+
+// ownChange is true when the resource changes by itself (created, removed, or written differently),
+// not only because something it reads resolves anew.
+func ownChange(res *cfndiff.ResourceChange) bool {
+	if res.Added() || res.Removed() || res.OldType != res.NewType || len(res.Other) > 0 {
+		return true
+	}
+	for _, p := range res.Properties {
+		if p.Changed {
+			return true
+		}
+	}
+	return false
 }
 
 func firstOf(stacks []*cfndiff.StackDiff, impact cfndiff.Impact) string {

@@ -40,26 +40,48 @@ func (o Options) readFile(name string, limit int64) ([]byte, error) {
 }
 
 // lockKey is the cache key of the dependencies install makes from the lock file ("" without
-// one): a digest of the command and the lock file, streamed, so memory stays small whatever
-// its size.
+// one): a digest of the command, the lock file and the lock files of the packages below the app
+// (an install script may install them), each streamed, so memory stays small whatever its size.
 func (o Options) lockKey(install, lock string) (string, error) {
 	if lock == "" {
 		return "", nil
 	}
-	f, err := o.openFile(lock, checkout.MaxLockFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil // a marker that is a dangling link: the install says what is wrong
-	}
+	subs, err := o.subLockFiles()
 	if err != nil {
-		return "", err // it names the file
+		return "", err
+	}
+	h := sha256.New()
+	// v2: an entry holds every node_modules below the app, not only the app's own.
+	io.WriteString(h, "v2\n"+install+"\n")
+	for i, name := range append([]string{lock}, subs...) {
+		sum, err := o.digest(name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && i == 0:
+			return "", nil // a marker that is a dangling link: the install says what is wrong
+		case err != nil && i == 0:
+			return "", err // it names the file
+		case err != nil:
+			// A sub-package's lock file cdkbot will not read cannot key the cache: install afresh.
+			fmt.Fprintf(o.Log, "cdkbot: dependencies not cached: %v\n", err)
+			return "", nil
+		}
+		fmt.Fprintf(h, "%q %x\n", name, sum)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12]), nil
+}
+
+// digest is the SHA-256 of name, a file of the app's directory read inside the checkout.
+func (o Options) digest(name string) ([]byte, error) {
+	f, err := o.openFile(name, checkout.MaxLockFile)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	io.WriteString(h, install+"\n")
 	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+		return nil, err
 	}
-	return hex.EncodeToString(h.Sum(nil)[:12]), nil
+	return h.Sum(nil), nil
 }
 
 // readApp reads cdk.json: the app command, the context to pass, merged as the CLI merges it

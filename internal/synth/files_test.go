@@ -152,3 +152,114 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// postinstallCheckout is shellCheckout with an app whose install, like a `postinstall` that
+// installs lambdas/, writes lambdas/node_modules/x beside the app's own node_modules; the app
+// fails as tsc would (TS2307) when it cannot find that module.
+func postinstallCheckout(t *testing.T, lambdasLock string) Options {
+	t.Helper()
+	o, _ := shellCheckout(t)
+	must(t, os.MkdirAll(filepath.Join(o.Dir, "lambdas"), 0o755))
+	write(t, filepath.Join(o.Dir, "package-lock.json"), `{"lockfileVersion": 3}`, 0o644)
+	if lambdasLock != "" {
+		write(t, filepath.Join(o.Dir, "lambdas", "package-lock.json"), lambdasLock, 0o644)
+	}
+	npm := filepath.Join(strings.TrimPrefix(strings.Split(o.Env[0], ":")[0], "PATH="), "npm")
+	write(t, npm, "#!/bin/sh\necho npm ran\nmkdir -p node_modules/cdk lambdas/node_modules/x &&\n"+
+		"echo 'module.exports = 1' > lambdas/node_modules/x/index.js &&\n"+
+		"chmod -R 777 node_modules lambdas/node_modules\n", 0o755) // as a hostile install could
+	o.SynthCommand = `test -f lambdas/node_modules/x/index.js || ` +
+		`{ echo "error TS2307: Cannot find module 'x'"; exit 1; }; ` + shellApp
+	return o
+}
+
+// What an install script puts below the app is kept by the dependency cache with the app's own
+// node_modules, and is where the app looks for it when the next revision synthesizes from the
+// cache: a `postinstall` that installs lambdas/ used to leave every later synthesis without
+// lambdas/node_modules.
+func TestCacheKeepsWhatInstallScriptsWroteBelowTheApp(t *testing.T) {
+	first := postinstallCheckout(t, `{"lockfileVersion": 3, "name": "lambdas"}`)
+	var log strings.Builder
+	first.Log = &log
+	if err := Run(context.Background(), first); err != nil || !strings.Contains(log.String(), "npm ran") {
+		t.Fatalf("first synthesis: %v\n%s", err, log.String())
+	}
+	next := postinstallCheckout(t, `{"lockfileVersion": 3, "name": "lambdas"}`)
+	next.CacheDir = first.CacheDir
+	log.Reset()
+	next.Log = &log
+	if err := Run(context.Background(), next); err != nil {
+		t.Fatalf("synthesis from the cache: %v\n%s", err, log.String())
+	}
+	if strings.Contains(log.String(), "npm ran") || !strings.Contains(log.String(), "dependencies from the cache") {
+		t.Errorf("the cache was not used:\n%s", log.String())
+	}
+	for _, rel := range []string{"node_modules/cdk", "lambdas/node_modules/x/index.js"} {
+		if _, err := os.Stat(filepath.Join(next.Dir, rel)); err != nil {
+			t.Errorf("%s: %v", rel, err)
+		}
+	}
+	// The sub-package's lock file keys the cache: changed, it is installed anew.
+	changed := postinstallCheckout(t, `{"lockfileVersion": 3, "name": "lambdas", "version": "2.0.0"}`)
+	changed.CacheDir = first.CacheDir
+	log.Reset()
+	changed.Log = &log
+	if err := Run(context.Background(), changed); err != nil || !strings.Contains(log.String(), "npm ran") {
+		t.Errorf("a changed lambdas/package-lock.json did not install anew: %v\n%s", err, log.String())
+	}
+}
+
+// A revision with the same lock files but a link where a cached node_modules goes (lambdas ->
+// a directory outside the checkout) does not make cdkbot write there.
+func TestCacheRestoresOnlyIntoTheAppsOwnDirectories(t *testing.T) {
+	first := postinstallCheckout(t, "")
+	if err := Run(context.Background(), first); err != nil {
+		t.Fatal(err)
+	}
+	next := postinstallCheckout(t, "")
+	next.CacheDir = first.CacheDir
+	outside := t.TempDir()
+	must(t, os.Remove(filepath.Join(next.Dir, "lambdas")))
+	must(t, os.Symlink(outside, filepath.Join(next.Dir, "lambdas")))
+	var log strings.Builder
+	next.Log = &log
+	err := Run(context.Background(), next)
+	if _, statErr := os.Lstat(filepath.Join(outside, "node_modules")); statErr == nil {
+		t.Errorf("cdkbot wrote through the link (err %v)", err)
+	}
+	if err == nil || !strings.Contains(err.Error(), "not a directory") || strings.Contains(log.String(), "npm ran") {
+		t.Errorf("got %v\n%s", err, log.String())
+	}
+}
+
+// As a synthesis user, what its install scripts wrote below the app is cdkbot's in the cache
+// before the app runs: the app cannot plant code in lambdas/node_modules for the next revision.
+func TestCachedSubPackageModulesAreCdkbots(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch users")
+	}
+	var cache string
+	for rev := range 2 {
+		o := postinstallCheckout(t, `{}`)
+		if rev == 0 {
+			cache = o.CacheDir
+		}
+		o.CacheDir = cache
+		for d := filepath.Dir(o.Root); d != filepath.Dir(d); d = filepath.Dir(d) {
+			if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
+				must(t, os.Chmod(d, fi.Mode().Perm()|0o011)) // the synthesis user passes through
+			}
+		}
+		o.User = &Identity{UID: 61001, GID: 61001}
+		o.SynthCommand = `{ echo evil > lambdas/node_modules/x/index.js; } 2>/dev/null && echo PLANT""ED; ` +
+			o.SynthCommand
+		var log strings.Builder
+		o.Log = &log
+		if err := Run(context.Background(), o); err != nil {
+			t.Fatalf("revision %d: %v\n%s", rev, err, log.String())
+		}
+		if strings.Contains(log.String(), "PLANTED") || rev == 1 && !strings.Contains(log.String(), "from the cache") {
+			t.Errorf("revision %d:\n%s", rev, log.String())
+		}
+	}
+}

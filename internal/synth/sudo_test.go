@@ -117,6 +117,11 @@ func alive(pid string) bool {
 
 // synthesisUser is one of cdkbot's synthesis users, created (through sudo when sudo is set) if
 // it does not exist, as the review pipeline does on a runner.
+// testUser is the synthesis user of this package's tests: a user of its own, since making sure a
+// synthesis leaves nothing running kills every process of its user, and other packages' tests run
+// at the same time with the image's users.
+const testUser = "cdkbot-synthtest"
+
 func synthesisUser(t *testing.T, name string, sudo bool) *Identity {
 	t.Helper()
 	id, err := System{}.LookupUser(name)
@@ -156,7 +161,7 @@ func TestSynthThroughSudo(t *testing.T) {
 	if !(System{}).Sudo(context.Background()) {
 		t.Skip("`sudo -n true` fails for root here")
 	}
-	probeAsUser(t, reachableTempDir(t), synthesisUser(t, "cdkbot-head", true))
+	probeAsUser(t, reachableTempDir(t), synthesisUser(t, testUser, true))
 }
 
 // The sudo path as it runs on a hosted runner, cdkbot not root, where sudo is not installed: a
@@ -166,7 +171,7 @@ func TestSynthThroughSudo(t *testing.T) {
 // mode, remove them) it must not need to.
 func TestSynthThroughSudoAsNonRoot(t *testing.T) {
 	if work := os.Getenv("CDKBOT_TEST_SUDO_CHILD"); work != "" {
-		probeAsUser(t, work, synthesisUser(t, "cdkbot-head", true))
+		probeAsUser(t, work, synthesisUser(t, testUser, true))
 		return
 	}
 	if os.Geteuid() != 0 {
@@ -179,7 +184,7 @@ func TestSynthThroughSudoAsNonRoot(t *testing.T) {
 	bin := filepath.Join(root, "bin")
 	os.Mkdir(bin, 0o755)
 	fakesudo.Install(t, bin)
-	synthesisUser(t, "cdkbot-head", false) // made by root here; a runner would make it through sudo
+	synthesisUser(t, testUser, false) // made by root here; a runner would make it through sudo
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -185,10 +185,10 @@ func detectInstall(tc *toolchain, marker, explicit string) (cmd, lock string) {
 	return tc.install, ""
 }
 
-// installWithCache runs the install, reusing node_modules from an earlier install of the same
-// lock file.
+// installWithCache runs the install, reusing the node_modules directories (the app's and those
+// its install scripts wrote below it) of an earlier install of the same lock files.
 func (o Options) installWithCache(ctx context.Context, install, lock string, env []string) error {
-	var cached string
+	var entry string
 	useCache := o.CacheDir != "" && lock != ""
 	if useCache && o.User != nil {
 		// The synthesis user must be able to read the cache; if it cannot, install afresh.
@@ -202,30 +202,19 @@ func (o Options) installWithCache(ctx context.Context, install, lock string, env
 		return err
 	}
 	if useCache && key != "" {
-		cached = filepath.Join(o.CacheDir, key, "node_modules")
-		if _, err := os.Stat(cached); err == nil {
+		entry = filepath.Join(o.CacheDir, key)
+		if _, err := os.Stat(entry); err == nil {
 			fmt.Fprintf(o.Log, "cdkbot: dependencies from the cache (%s)\n", lock)
-			return os.Symlink(cached, filepath.Join(o.Dir, "node_modules"))
+			return o.fromCache(entry)
 		}
 	}
 	fmt.Fprintf(o.Log, "cdkbot: installing dependencies with %q\n", install)
 	if err := run(ctx, "install", install, o.Dir, env, o.User, o.Log); err != nil {
 		return err
 	}
-	if cached != "" && !o.ReadOnlyCache {
-		// An install that needs no modules leaves none; cache that result too.
-		_ = os.MkdirAll(filepath.Join(o.Dir, "node_modules"), 0o755)
-		if err := os.MkdirAll(filepath.Dir(cached), 0o755); err == nil {
-			if os.Rename(filepath.Join(o.Dir, "node_modules"), cached) == nil {
-				if o.User != nil {
-					// Cached modules belong to cdkbot: the app reads them but cannot plant code
-					// in what the next revision (perhaps the base) will run.
-					if err := reclaim(cached); err != nil {
-						return err
-					}
-				}
-				return os.Symlink(cached, filepath.Join(o.Dir, "node_modules"))
-			}
+	if entry != "" && !o.ReadOnlyCache {
+		if _, err := o.toCache(entry); err != nil {
+			return err
 		}
 	}
 	return nil
