@@ -131,3 +131,37 @@ func TestLineLength(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The entry layer parses, wires and maps exit codes; the pipelines do the work. cli reaches the
+// adapters that run things (synthesis, AWS, git, publishing) only through internal/pipeline and
+// internal/action, and stays within ten internal imports.
+func TestEntryLayerStaysThin(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("cli", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range parsed.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if dep, ok := strings.CutPrefix(p, module+"internal/"); ok {
+				imports[strings.Split(dep, "/")[0]] = true
+			}
+		}
+	}
+	for _, adapter := range []string{"synth", "deployed", "deploy", "publish", "awsconfig", "gitrepo", "checkout"} {
+		if imports[adapter] {
+			t.Errorf("internal/cli imports internal/%s: drive it through internal/pipeline", adapter)
+		}
+	}
+	if len(imports) > 10 {
+		t.Errorf("internal/cli imports %d internal packages (at most 10): %v", len(imports), imports)
+	}
+}

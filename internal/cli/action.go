@@ -20,7 +20,6 @@ import (
 	"github.com/cdkbot/cdkbot/internal/githubapi"
 	"github.com/cdkbot/cdkbot/internal/pipeline"
 	"github.com/cdkbot/cdkbot/internal/render"
-	"github.com/cdkbot/cdkbot/internal/synth"
 )
 
 func newActionCommand(streams IO) *cobra.Command {
@@ -244,7 +243,7 @@ func readReport(path string) ([]byte, error) {
 
 // synthHost is the machine the action's reviews choose their sandbox on (nil: this one); tests
 // replace it.
-var synthHost synth.Host
+var synthHost pipeline.Host
 
 func runActionComment(ctx context.Context, streams IO, path string) error {
 	if path == "" {

@@ -62,7 +62,7 @@ type ReviewOptions struct {
 	PullRequestCode bool
 	// Host is the machine the sandbox is chosen on: who cdkbot runs as, sudo, the users (nil:
 	// this machine).
-	Host       synth.Host
+	Host       Host
 	synthUsers map[string]*synth.Identity // by side: base, head
 	sudo       bool                       // the synthesis users are reached through sudo
 	cache      string                     // where assemblies and dependencies are cached ("" for no cache)

@@ -12,6 +12,17 @@ import (
 	"github.com/cdkbot/cdkbot/internal/synth"
 )
 
+// Host is the machine a review chooses its sandbox on: who cdkbot runs as, whether passwordless
+// sudo works, and the synthesis users (synth.System is this machine; tests give another).
+type Host interface {
+	UID() int
+	Sudo(ctx context.Context) bool
+	LookupUser(name string) (*synth.Identity, error)
+	CreateUser(ctx context.Context, name string, sudo bool) error
+}
+
+var _ Host = synth.System{}
+
 // DefaultSynthUsers are the synthesis users of the action's reviews (base, head): the image has
 // them, and elsewhere cdkbot creates them when it may (as root, or with passwordless sudo).
 const DefaultSynthUsers = "cdkbot-base,cdkbot-head"
@@ -107,7 +118,7 @@ func announceSandbox(opts *ReviewOptions) {
 
 // parseSynthUsers reads --synth-user: one user for both revisions, or BASE,HEAD so that the two
 // never share a uid. cdkbot's own users are created when missing.
-func parseSynthUsers(ctx context.Context, spec string, host synth.Host, opts ReviewOptions) (
+func parseSynthUsers(ctx context.Context, spec string, host Host, opts ReviewOptions) (
 	map[string]*synth.Identity, error) {
 	parts := strings.Split(spec, ",")
 	if len(parts) > 2 {
@@ -130,7 +141,7 @@ func parseSynthUsers(ctx context.Context, spec string, host synth.Host, opts Rev
 }
 
 // parseIdentity reads one user: a name, a uid, or uid:gid.
-func parseIdentity(ctx context.Context, spec string, host synth.Host, opts ReviewOptions) (*synth.Identity, error) {
+func parseIdentity(ctx context.Context, spec string, host Host, opts ReviewOptions) (*synth.Identity, error) {
 	bad := func(why string) error {
 		return failure.Usagef("--synth-user %q: %s; give a user name, a uid or uid:gid", spec, why)
 	}
