@@ -156,7 +156,7 @@ func TestEntryLayerStaysThin(t *testing.T) {
 			}
 		}
 	}
-	for _, adapter := range []string{"synth", "deployed", "deploy", "publish", "awsconfig", "gitrepo", "checkout"} {
+	for _, adapter := range []string{"synth", "deployed", "deploy", "publish", "publishplan", "awsconfig", "gitrepo", "checkout"} {
 		if imports[adapter] {
 			t.Errorf("internal/cli imports internal/%s: drive it through internal/pipeline", adapter)
 		}

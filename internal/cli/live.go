@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/cdkbot/cdkbot/internal/publishplan"
 	"github.com/cdkbot/cdkbot/internal/render"
 )
 
@@ -20,23 +19,16 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
 }
 
-// liveDisplay redraws one line per asset × destination in place while publishing runs, with
-// bytes sent for uploads, so a terminal user sees which asset is slow without a scrolling log.
+// liveDisplay redraws the publishing board (render.PublishBoard) in place while publishing
+// runs, so a terminal user sees which asset is slow without a scrolling log.
 type liveDisplay struct {
-	mu    sync.Mutex
-	rows  []*liveRow
-	index map[string]*liveRow
+	*render.PublishBoard
+	mu    sync.Mutex // held while a frame is drawn
 	paint *painter
 }
 
-type liveRow struct {
-	asset, destination string
-	state              publishplan.State
-	sent, total        int64
-}
-
 func newLiveDisplay(w io.Writer) *liveDisplay {
-	d := &liveDisplay{index: map[string]*liveRow{}}
+	d := &liveDisplay{PublishBoard: render.NewPublishBoard()}
 	d.paint = newPainter(w, &d.mu, d.frame)
 	return d
 }
@@ -93,54 +85,8 @@ func (p *painter) redraw() {
 	io.WriteString(p.w, b.String())
 }
 
-// event records a publishing event; the next frame shows it.
-func (d *liveDisplay) event(e publishplan.Event) {
-	if e.Destination == "" { // packaging: shown on every row of the asset
-		d.mu.Lock()
-		for _, r := range d.rows {
-			if r.asset == e.Asset && r.state != publishplan.Present {
-				r.state = e.State
-			}
-		}
-		d.mu.Unlock()
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	key := e.Asset + "\x00" + e.Destination
-	r := d.index[key]
-	if r == nil {
-		r = &liveRow{asset: e.Asset, destination: e.Destination}
-		d.index[key] = r
-		d.rows = append(d.rows, r)
-	}
-	r.state = e.State
-	if e.Bytes > 0 {
-		r.total = e.Bytes
-	}
-	r.sent = e.Sent
-	if e.State == publishplan.Published {
-		r.sent = r.total
-	}
-}
-
 // stop draws the final frame.
 func (d *liveDisplay) stop() { d.paint.stop() }
 
-// frame is the text of each row: state, asset, destination and, while uploading, progress.
-func (d *liveDisplay) frame() []string {
-	lines := make([]string, 0, len(d.rows))
-	for _, r := range d.rows {
-		line := fmt.Sprintf("%-10s %.12s → %s", r.state, render.Clean(r.asset), render.Clean(r.destination))
-		switch {
-		case r.state == publishplan.Uploading && r.total > 0:
-			line += fmt.Sprintf("  %s / %s (%d%%)", mib(r.sent), mib(r.total), r.sent*100/r.total)
-		case r.state == publishplan.Published && r.total > 0:
-			line += "  " + mib(r.total)
-		}
-		lines = append(lines, line)
-	}
-	return lines
-}
-
-func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+// frame is the board's text, a line per asset × destination.
+func (d *liveDisplay) frame() []string { return d.Frame() }

@@ -13,7 +13,6 @@ import (
 	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/ghaction"
 	"github.com/cdkbot/cdkbot/internal/pipeline"
-	"github.com/cdkbot/cdkbot/internal/publishplan"
 	"github.com/cdkbot/cdkbot/internal/render"
 )
 
@@ -77,10 +76,17 @@ func runPublish(ctx context.Context, streams IO, o pipeline.PublishOptions, form
 		gha, _ = ghaction.New(os.Getenv, streams.Err)
 	}
 	o.BuildOutput = streams.Err
-	o.View = func(plan *publishplan.Plan) pipeline.PublishView { return newPublishView(streams.Err, plan, gha) }
+	o.View = func(assets, destinations int) pipeline.PublishView {
+		return newPublishView(streams.Err, assets, destinations, gha)
+	}
 	s, err := pipeline.Publish(ctx, o)
 	if s == nil {
 		return err
+	}
+	if gha != nil {
+		for _, msg := range render.PublishFailures(*s) {
+			gha.Error("cdkbot publish: %s", msg)
+		}
 	}
 	var rerr error
 	if format == "json" {
@@ -95,63 +101,32 @@ func runPublish(ctx context.Context, streams IO, o pipeline.PublishOptions, form
 }
 
 // publishView shows publishing where it runs: a live table on a terminal, a line per step
-// elsewhere, folded into a group with failures as annotations in GitHub Actions.
+// elsewhere, folded into a group in GitHub Actions.
 type publishView struct {
-	progress func(publishplan.Event)
-	live     *liveDisplay
-	gha      *ghaction.Runtime
+	render.PublishListener
+	live *liveDisplay
+	gha  *ghaction.Runtime
 }
 
-func newPublishView(w io.Writer, plan *publishplan.Plan, gha *ghaction.Runtime) *publishView {
-	v := &publishView{progress: progressPrinter(w, plan), gha: gha}
+func newPublishView(w io.Writer, assets, destinations int, gha *ghaction.Runtime) *publishView {
+	v := &publishView{PublishListener: render.NewPublishLog(w, destinations), gha: gha}
 	if gha != nil {
-		gha.Group(fmt.Sprintf("cdkbot publish: %d assets", len(plan.Jobs)))
+		gha.Group(fmt.Sprintf("cdkbot publish: %d assets", assets))
 	}
 	if gha == nil && isTerminal(w) {
 		v.live = newLiveDisplay(w)
-		v.progress = v.live.event
+		v.PublishListener = v.live
 	}
 	return v
 }
 
-func (v *publishView) Event(e publishplan.Event) { v.progress(e) }
-
-func (v *publishView) Stop(s publishplan.Summary) {
+// Stop draws the last frame and closes the group, before the summary goes below them.
+func (v *publishView) Stop() {
 	if v.live != nil {
-		v.live.stop() // the final frame, before the summary goes below it
+		v.live.stop()
 	}
 	if v.gha != nil {
 		v.gha.EndGroup()
-		for _, oc := range s.Outcomes {
-			if oc.State == publishplan.Failed {
-				v.gha.Error("cdkbot publish: %s", render.CleanLines(oc.Error))
-			}
-		}
-	}
-}
-
-// progressPrinter reports each step as it happens, one line each with a running count, so a CI
-// log shows progress on long uploads and which asset is slow.
-func progressPrinter(w io.Writer, plan *publishplan.Plan) func(publishplan.Event) {
-	total := 0
-	for _, j := range plan.Jobs {
-		total += len(j.Destinations)
-	}
-	done := 0
-	return func(e publishplan.Event) {
-		switch e.State {
-		case publishplan.Packaging:
-			fmt.Fprintf(w, "cdkbot: zipping %.12s\n", render.Clean(e.Asset))
-		case publishplan.Uploading:
-			if e.Sent == 0 {
-				fmt.Fprintf(w, "cdkbot: uploading %.12s → %s (%d bytes)\n",
-					render.Clean(e.Asset), render.Clean(e.Destination), e.Bytes)
-			}
-		case publishplan.Published, publishplan.Present, publishplan.Missing, publishplan.Failed:
-			done++
-			fmt.Fprintf(w, "cdkbot: [%d/%d] %.12s → %s: %s\n",
-				done, total, render.Clean(e.Asset), render.Clean(e.Destination), e.State)
-		}
 	}
 }
 

@@ -29,8 +29,9 @@ type PublishOptions struct {
 	AllowExecutables bool
 	// ToolkitBucket and ToolkitStack name the legacy (v1) staging bucket, as for Deploy.
 	ToolkitBucket, ToolkitStack string
-	// View, when set, is made once the plan is known and hears every step.
-	View func(*publishplan.Plan) PublishView
+	// View, when set, is made once the plan is known (its assets, and asset × destination
+	// pairs) and hears every step.
+	View func(assets, destinations int) PublishView
 	// BuildOutput receives the output of asset builds (docker); nil discards it.
 	BuildOutput io.Writer
 	// Timeout bounds the whole of publishing, from the first AWS request to the last upload
@@ -42,7 +43,7 @@ type PublishOptions struct {
 type PublishView interface {
 	Event(publish.Event)
 	// Stop ends the view once publishing is over (also on failure), before the summary.
-	Stop(publishplan.Summary)
+	Stop()
 }
 
 // Publish publishes the assets of the assembly in o.Dir: files to S3, images to ECR. The summary
@@ -93,7 +94,11 @@ func Publish(ctx context.Context, o PublishOptions) (s *publishplan.Summary, err
 	var progress func(publish.Event)
 	var view PublishView
 	if o.View != nil {
-		view = o.View(plan)
+		destinations := 0
+		for _, j := range plan.Jobs {
+			destinations += len(j.Destinations)
+		}
+		view = o.View(len(plan.Jobs), destinations)
 		progress = view.Event
 	}
 	sessions := awsconfig.NewSessions(cfg, awsconfig.Options{SessionName: "cdkbot-publish"})
@@ -104,7 +109,7 @@ func Publish(ctx context.Context, o PublishOptions) (s *publishplan.Summary, err
 		AllowExecutables: o.AllowExecutables,
 	})
 	if view != nil {
-		view.Stop(sum)
+		view.Stop()
 	}
 	if refused := new(publish.RefusedError); errors.As(err, &refused) {
 		return nil, failure.InputErr(err)
