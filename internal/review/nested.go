@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"slices"
@@ -32,6 +33,9 @@ const maxNestedDepth = 8
 // CloudFormation reads the TemplateURL: when it points elsewhere — another asset, an object the
 // app names outside the assembly — what deploys is not what was reviewed.
 func nestedTemplateProblems(a *assembly.Assembly, s *assembly.Stack, body []byte) []string {
+	if !bytes.Contains(body, []byte("AWS::CloudFormation::Stack")) {
+		return nil // no nested stack: nothing to parse a second time (the diff parsed it once)
+	}
 	t, err := cfn.Parse(body)
 	if err != nil {
 		return nil // the diff reports a template it cannot read

@@ -264,10 +264,16 @@ func Run(in Input) (*Report, error) {
 	rep.Deployed = compareDeployed(in, stacks, opts)
 	rep.Drift = stackDrifts(in.Drift)
 	rep.Mutated = mutatedBytes(opts.NewTemplates)
-	if rep.TemplateHash, err = HashTemplates(in.Head, rep.Mutated); err != nil {
+	// Each head template's bytes as they deploy, read once for the hashes, the identities and the
+	// nested-stack check.
+	heads, err := DeployTemplates(in.Head, rep.Mutated)
+	if err != nil {
 		return nil, err
 	}
-	if rep.Identity, err = Identities(in.Head, rep.Mutated); err != nil {
+	if rep.TemplateHash, err = HashTemplates(in.Head, heads); err != nil {
+		return nil, err
+	}
+	if rep.Identity, err = Identities(in.Head, heads); err != nil {
 		return nil, err
 	}
 	if in.Base != nil || in.BaseUnavailable == "" {
@@ -297,7 +303,7 @@ func Run(in Input) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Gates = gates(rep, spec, in, minimum)
+	rep.Gates = gates(rep, spec, in, minimum, heads)
 	return rep, nil
 }
 
@@ -330,7 +336,7 @@ func applyPolicy(
 	return app.ChangedTemplates(), rep, nil
 }
 
-func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Severity) []Gate {
+func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Severity, heads map[string][]byte) []Gate {
 	failOn := in.FailOn
 	if failOn == nil {
 		failOn = DefaultFailOn
@@ -391,9 +397,7 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 			continue
 		}
 		whys := in.Head.Incomplete(st)
-		if body, err := st.TemplateBytes(); err == nil {
-			whys = append(whys, nestedTemplateProblems(in.Head, st, body)...)
-		}
+		whys = append(whys, nestedTemplateProblems(in.Head, st, heads[st.QualifiedID()])...)
 		for _, why := range whys {
 			if !seen[why] {
 				seen[why] = true

@@ -4,12 +4,10 @@ package synth
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,30 +39,9 @@ func probeAsUser(t *testing.T, root string, user *Identity) {
 	cache := filepath.Join(root, "cache")
 	for _, rev := range []string{"head", "base"} {
 		dir := filepath.Join(root, rev)
-		os.MkdirAll(filepath.Join(dir, "dep"), 0o755)
-		for name, content := range map[string]string{"app.js": probe + daemonProbe, "cdk.json": `{"app": "node app.js"}`,
-			"dep/package.json":  `{"name": "dep", "version": "1.0.0"}`,
-			"package.json":      `{"name": "app", "version": "1.0.0", "dependencies": {"dep": "file:dep"}}`,
-			"package-lock.json": `{"name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": {"": {"name": "app", "version": "1.0.0", "dependencies": {"dep": "file:dep"}}, "dep": {"version": "1.0.0"}, "node_modules/dep": {"resolved": "dep", "link": true}}}`} {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		writeProbeApp(t, dir, probe+daemonProbe)
 		out := filepath.Join(root, rev+".out")
-		var log strings.Builder
-		err := Run(context.Background(), Options{Dir: dir, OutDir: out, CacheDir: cache, User: user, Log: &log,
-			Env: append(os.Environ(), "CDK_PROBE_FILE="+secret, "CDK_PROBE_PID="+strconv.Itoa(os.Getpid()))})
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", rev, err, log.String())
-		}
-		if rev == "base" && !strings.Contains(log.String(), "dependencies from the cache") {
-			t.Errorf("base did not use the cache:\n%s", log.String())
-		}
-		var seen map[string]any
-		raw, _ := os.ReadFile(filepath.Join(out, "seen.json"))
-		if err := json.Unmarshal(raw, &seen); err != nil {
-			t.Fatalf("%s: %v: %s", rev, err, raw)
-		}
+		seen := runProbe(t, rev, dir, out, cache, secret, user)
 		if seen["uid"] != float64(user.UID) || seen["file"] != "denied:EACCES" || seen["environ"] != "denied:EACCES" ||
 			seen["home"] != out+".home" || seen["planted"] != "denied:EACCES" {
 			t.Errorf("%s: the app saw %v", rev, seen)

@@ -266,30 +266,9 @@ func TestSynthAsAnotherUserCannotReachCdkbot(t *testing.T) {
 	user := &Identity{UID: 61001, GID: 61001}
 	for _, rev := range []string{"head", "base"} {
 		dir := filepath.Join(root, rev)
-		os.MkdirAll(dir, 0o755)
-		os.MkdirAll(filepath.Join(dir, "dep"), 0o755)
-		// One local dependency, so the install itself creates node_modules (as the synthesis user).
-		for name, content := range map[string]string{"app.js": probe, "cdk.json": `{"app": "node app.js"}`,
-			"dep/package.json":  `{"name": "dep", "version": "1.0.0"}`,
-			"package.json":      `{"name": "app", "version": "1.0.0", "dependencies": {"dep": "file:dep"}}`,
-			"package-lock.json": `{"name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": {"": {"name": "app", "version": "1.0.0", "dependencies": {"dep": "file:dep"}}, "dep": {"version": "1.0.0"}, "node_modules/dep": {"resolved": "dep", "link": true}}}`} {
-			os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
-		}
+		writeProbeApp(t, dir, probe)
 		out := filepath.Join(root, rev+".out")
-		var log strings.Builder
-		err := Run(context.Background(), Options{Dir: dir, OutDir: out, CacheDir: cache, User: user, Log: &log,
-			Env: append(os.Environ(), "CDK_PROBE_FILE="+secret, "CDK_PROBE_PID="+strconv.Itoa(os.Getpid()))})
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", rev, err, log.String())
-		}
-		if rev == "base" && !strings.Contains(log.String(), "dependencies from the cache") {
-			t.Errorf("base did not use the cache:\n%s", log.String())
-		}
-		var seen map[string]any
-		raw, _ := os.ReadFile(filepath.Join(out, "seen.json"))
-		if err := json.Unmarshal(raw, &seen); err != nil {
-			t.Fatalf("%s: %v: %s", rev, err, raw)
-		}
+		seen := runProbe(t, rev, dir, out, cache, secret, user)
 		if seen["uid"] != float64(61001) || seen["file"] != "denied:EACCES" || seen["environ"] != "denied:EACCES" || seen["home"] != out+".home" {
 			t.Errorf("%s: the app saw %v", rev, seen)
 		}
@@ -316,4 +295,42 @@ func TestSynthUserNeedsAReachableDirectory(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot reach "+dir+": ") || !strings.Contains(err.Error(), "is mode 0700") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// writeProbeApp writes an app running appJS with one local dependency, so the install itself
+// creates node_modules (as the synthesis user).
+func writeProbeApp(t *testing.T, dir, appJS string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "dep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"app.js": appJS, "cdk.json": `{"app": "node app.js"}`,
+		"dep/package.json":  `{"name": "dep", "version": "1.0.0"}`,
+		"package.json":      `{"name": "app", "version": "1.0.0", "dependencies": {"dep": "file:dep"}}`,
+		"package-lock.json": `{"name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": {"": {"name": "app", "version": "1.0.0", "dependencies": {"dep": "file:dep"}}, "dep": {"version": "1.0.0"}, "node_modules/dep": {"resolved": "dep", "link": true}}}`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runProbe synthesizes the probe app in dir into out as user, and returns what the probe saw
+// (seen.json); the base revision must take its dependencies from the cache the head filled.
+func runProbe(t *testing.T, rev, dir, out, cache, secret string, user *Identity) map[string]any {
+	t.Helper()
+	var log strings.Builder
+	err := Run(context.Background(), Options{Dir: dir, OutDir: out, CacheDir: cache, User: user, Log: &log,
+		Env: append(os.Environ(), "CDK_PROBE_FILE="+secret, "CDK_PROBE_PID="+strconv.Itoa(os.Getpid()))})
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", rev, err, log.String())
+	}
+	if rev == "base" && !strings.Contains(log.String(), "dependencies from the cache") {
+		t.Errorf("base did not use the cache:\n%s", log.String())
+	}
+	var seen map[string]any
+	raw, _ := os.ReadFile(filepath.Join(out, "seen.json"))
+	if err := json.Unmarshal(raw, &seen); err != nil {
+		t.Fatalf("%s: %v: %s", rev, err, raw)
+	}
+	return seen
 }
