@@ -154,7 +154,7 @@ func TestBrokenReportSaysWhere(t *testing.T) {
 		"bad severity":  {`{"version":"55.0.0","pluginReports":[{"pluginName":"p","conclusion":"failure","violations":[{"ruleName":"r","description":"d","severity":3,"violatingConstructs":[]}]}]}`, "validation-report.json: /pluginReports/0/violations/0/severity: want a string, found a number"},
 		"no rule name":  {`{"version":"55.0.0","pluginReports":[{"pluginName":"p","conclusion":"failure","violations":[{"description":"d","violatingConstructs":[]}]}]}`, `validation-report.json: /pluginReports/0/violations/0: "ruleName" is missing`},
 		"bad construct": {`{"version":"55.0.0","pluginReports":[{"pluginName":"p","conclusion":"failure","violations":[{"ruleName":"r","description":"d","violatingConstructs":["x"]}]}]}`, "validation-report.json: /pluginReports/0/violations/0/violatingConstructs/0: want an object, found a string"},
-		"two values":    {`{"pluginReports":[]} {}`, "validation-report.json: not valid JSON: more than one JSON value"},
+		"two values":    {`{"pluginReports":[]} {}`, "validation-report.json: line 1, column 22: not valid JSON: more than one JSON value"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -312,4 +312,36 @@ func FuzzReport(f *testing.F) {
 			t.Fatalf("%d annotations, %d findings", annotations, len(r.Findings))
 		}
 	})
+}
+
+// The gate counts new validation errors, plugins that did not run and an unreadable report;
+// not warnings, not errors the base had, not annotations.
+func TestReviewAndGateItems(t *testing.T) {
+	t.Parallel()
+	r := Review(load(t, "testdata/base"), load(t, "testdata/head"), nil)
+	want := []string{
+		"bucket-encryption S3_BUCKET_ENCRYPTION on Data/ArchiveV2/Resource in Data: Bucket has no BucketEncryption configured",
+		"bucket-encryption S3_BUCKET_ENCRYPTION on Events/Scratch/Resource in Events: Bucket has no BucketEncryption configured",
+	}
+	if got := GateItems(r); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("gate items:\n%s", strings.Join(got, "\n"))
+	}
+	same := Review(load(t, "testdata/head"), load(t, "testdata/head"), nil)
+	if got := GateItems(same); len(got) != 0 {
+		t.Errorf("errors the base had gate: %v", got)
+	}
+	onlyData := Review(nil, load(t, "testdata/head"), func(s *assembly.Stack) bool { return s.ID == "Data" })
+	for _, f := range onlyData.Findings {
+		if f.Stack != "Data" {
+			t.Errorf("finding of a stack left out: %v", f)
+		}
+	}
+	broken := Review(nil, loadWith(t, map[string]string{ReportFile: `{"pluginReports":[{"pluginName":"p","conclusion":"failure","metadata":{"error":"boom"}}]} x`}), nil)
+	if got := GateItems(broken); len(got) != 1 || !strings.HasPrefix(got[0], "the head assembly's validation-report.json: line 1, column ") {
+		t.Errorf("unreadable report: %q", got)
+	}
+	failed := Review(nil, loadWith(t, map[string]string{ReportFile: `{"pluginReports":[{"pluginName":"p","conclusion":"failure","metadata":{"error":"boom"}}]}`}), nil)
+	if got := GateItems(failed); strings.Join(got, "|") != "validation did not run: boom" {
+		t.Errorf("failed plugin: %q", got)
+	}
 }

@@ -70,19 +70,33 @@ func decode(b []byte) (any, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, err
 	}
-	if _, err := d.Token(); err == nil {
-		return nil, errors.New("more than one JSON value")
+	rest := b[d.InputOffset():]
+	if trimmed := bytes.TrimLeft(rest, " \t\r\n"); len(trimmed) > 0 {
+		return nil, &extraValue{offset: int64(len(b)-len(trimmed)) + 1}
 	}
 	return v, nil
 }
 
+// extraValue is JSON after the report's object, which a JSON reader would silently drop.
+type extraValue struct{ offset int64 }
+
+func (e *extraValue) Error() string { return "more than one JSON value" }
+
 // position names where a syntax error is, as line and column.
 func position(b []byte, err error) string {
+	var offset int64
 	var se *json.SyntaxError
-	if !errors.As(err, &se) || se.Offset <= 0 || se.Offset > int64(len(b)) {
+	var ev *extraValue
+	switch {
+	case errors.As(err, &se):
+		offset = se.Offset
+	case errors.As(err, &ev):
+		offset = ev.offset
+	}
+	if offset <= 0 || offset > int64(len(b)) {
 		return ""
 	}
-	before := b[:se.Offset]
+	before := b[:offset]
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := len(before) - bytes.LastIndexByte(before, '\n') - 1
 	return fmt.Sprintf("line %d, column %d", line, col)
