@@ -96,7 +96,7 @@ func (f Finding) key() [5]string {
 
 // Report is every finding of one assembly.
 type Report struct {
-	Findings []Finding `json:"findings"`
+	Findings []Finding `json:"findings,omitempty"`
 	// Plugins are the validation plugins that reported (aws-cdk-lib writes a plugin's report
 	// only when it found something or failed).
 	Plugins []string `json:"plugins,omitempty"`

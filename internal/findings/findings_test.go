@@ -345,3 +345,12 @@ func TestReviewAndGateItems(t *testing.T) {
 		t.Errorf("failed plugin: %q", got)
 	}
 }
+
+// An app that reported nothing has no findings to show: the review carries none.
+func TestReviewOfNothing(t *testing.T) {
+	t.Parallel()
+	a := loadWith(t, nil)
+	if r := Review(nil, a, func(*assembly.Stack) bool { return false }); r != nil {
+		t.Errorf("findings of no stack: %+v", r)
+	}
+}

@@ -7,9 +7,9 @@ import (
 )
 
 // Review is the findings of a change: the head's, each compared with the base's (nil: no base,
-// everything is new), of the stacks keep selects (nil: all; findings of no known stack stay). A
-// head report that cannot be read is the returned report's Problem; the base's only makes the
-// comparison weaker, so it is not reported.
+// everything is new), of the stacks keep selects (nil: all; findings of no known stack stay);
+// nil when there is nothing to show. A head report that cannot be read is the returned report's
+// Problem; the base's only makes the comparison weaker, so it is not reported.
 func Review(base, head *assembly.Assembly, keep func(*assembly.Stack) bool) *Report {
 	r, err := Read(head)
 	if err != nil {
@@ -33,6 +33,9 @@ func Review(base, head *assembly.Assembly, keep func(*assembly.Stack) bool) *Rep
 		r.Findings = out
 	}
 	Compare(r, b)
+	if r.Empty() {
+		return nil
+	}
 	return r
 }
 
