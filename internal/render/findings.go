@@ -233,3 +233,18 @@ func findingsText(w io.Writer, r *review.Report) error {
 	}
 	return ew.err
 }
+
+// moveNotes are the diff's words for both ends of each likely move, so the two rows read as one
+// move rather than two unrelated changes.
+func moveNotes(moves []review.Move) map[[2]string]string {
+	if len(moves) == 0 {
+		return nil
+	}
+	out := map[[2]string]string{}
+	for _, m := range moves {
+		out[[2]string{m.From.Stack, m.From.LogicalID}] = "likely moved to " + m.To.LogicalID + " in " + m.To.Stack +
+			"; cdk refactor keeps it"
+		out[[2]string{m.To.Stack, m.To.LogicalID}] = "likely " + m.From.LogicalID + " of " + m.From.Stack + ", moved here"
+	}
+	return out
+}

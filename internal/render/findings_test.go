@@ -112,3 +112,21 @@ func TestHostileFindingsStayInert(t *testing.T) {
 	}
 	golden.Assert(t, "testdata/hostile/findings.txt", one.Bytes())
 }
+
+// The two rows of a likely move name each other in the diff, instead of reading as an unrelated
+// orphan and create.
+func TestMoveRowsNameEachOther(t *testing.T) {
+	t.Parallel()
+	var md strings.Builder
+	if err := ReviewMarkdown(&md, findingsReview(t, nil), 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| ⊘ | <code>ArchiveDA4CB258</code><br><sub>/Data/Archive/Resource</sub> | <code>AWS::S3::Bucket</code> | **orphan**: the resource is removed from the stack but kept in AWS \\(DeletionPolicy: Retain\\) · likely moved to ArchiveV2D864CA9B in Data; cdk refactor keeps it |",
+		"| + | <code>ArchiveV2D864CA9B</code><br><sub>/Data/ArchiveV2/Resource</sub> | <code>AWS::S3::Bucket</code> | **create** · likely ArchiveDA4CB258 of Data, moved here |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("diff lacks %q", want)
+		}
+	}
+}

@@ -356,7 +356,8 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 	var diff bytes.Buffer
 	if diffBudget > 500 {
 		if err := DiffMarkdown(&diff, DiffReport{Stacks: r.Stacks}, DiffOptions{Budget: diffBudget,
-			FullDiffHint: "The full diff is in the job summary and the report artifact."}); err != nil {
+			FullDiffHint: "The full diff is in the job summary and the report artifact.",
+			Notes:        moveNotes(r.Moves)}); err != nil {
 			return err
 		}
 		// The review has its own headline.
