@@ -354,3 +354,43 @@ func TestReviewOfNothing(t *testing.T) {
 		t.Errorf("findings of no stack: %+v", r)
 	}
 }
+
+// With @aws-cdk/core:annotationsInValidationReport the real report repeats the annotations (the
+// manifest still has them): they are read once. The legacy policy-validation-report.json that
+// @aws-cdk/core:validationReportJson writes beside it says the same as the report.
+func TestFlagsOfTheRealFramework(t *testing.T) {
+	t.Parallel()
+	head, err := Read(load(t, "testdata/head"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags, err := Read(load(t, "testdata/head-flags"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(summary(flags), "\n"), strings.Join(summary(head), "\n"); got != want {
+		t.Errorf("with the annotations in the report:\n%s\nwant:\n%s", got, want)
+	}
+	legacy, err := os.ReadFile("testdata/head-flags/" + LegacyReportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := Read(loadWith(t, map[string]string{LegacyReportFile: string(legacy)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for _, f := range old.Findings {
+		if f.Source == Validation {
+			got = append(got, f.Describe())
+		}
+	}
+	for _, f := range head.Findings {
+		if f.Source == Validation {
+			want = append(want, f.Describe())
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("legacy report:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
