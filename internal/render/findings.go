@@ -13,12 +13,21 @@ import (
 // likely moves of a review. Everything in a finding or a move is the app's text: escaped here.
 
 // findingsHeadline are the headline's words for the app's findings and the likely moves: new
-// errors and new warnings (existing ones are the base's), and moves, whose hint saves a resource.
+// errors (those the validation-error gate counts) and new warnings (existing ones are the
+// base's), and moves, whose hint saves a resource.
 func findingsHeadline(r *review.Report) []string {
 	var parts []string
 	c := r.Findings.Counts()
-	if n := c[findings.Error].New + c[findings.Fatal].New; n > 0 {
-		parts = append(parts, plural(n, "new validation error", "new validation errors"))
+	errs := 0
+	if r.Findings != nil {
+		for _, f := range r.Findings.Findings {
+			if f.Severity.Blocks() && f.Status != findings.Existing {
+				errs++
+			}
+		}
+	}
+	if errs > 0 {
+		parts = append(parts, plural(errs, "new validation error", "new validation errors"))
 	}
 	if n := c[findings.Warning].New; n > 0 {
 		parts = append(parts, plural(n, "new app warning", "new app warnings"))

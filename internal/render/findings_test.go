@@ -130,3 +130,17 @@ func TestMoveRowsNameEachOther(t *testing.T) {
 		}
 	}
 }
+
+// The headline counts the errors the validation-error gate counts: an error the template
+// validator found on the head, which the base never ran, is counted; one the base had is not.
+func TestHeadlineCountsWhatTheGateCounts(t *testing.T) {
+	t.Parallel()
+	rep := &review.Report{Key: "k", Findings: &findings.Report{Findings: []findings.Finding{
+		{Source: findings.Validation, Plugin: findings.TemplateValidator, Severity: findings.Error, Status: findings.NotCompared},
+		{Source: findings.Validation, Plugin: "p", Severity: findings.Fatal, Status: findings.Existing},
+		{Source: findings.Annotation, Severity: findings.Warning, Status: findings.Existing},
+	}}}
+	if got := ReviewHeadline(rep); !strings.Contains(got, "1 new validation error") || strings.Contains(got, "warning") {
+		t.Errorf("headline: %q", got)
+	}
+}
