@@ -82,8 +82,12 @@ var severityMark = map[findings.Severity]string{
 	findings.Fatal: "❌", findings.Error: "❌", findings.Warning: "⚠", findings.Info: "ℹ",
 }
 
-// findingRowLimit bounds one finding's message in a table cell.
-const findingRowLimit = 400
+// findingRowLimit bounds one finding's message in a table cell; failuresShown is how many failed
+// plugins the section names.
+const (
+	findingRowLimit = 400
+	failuresShown   = 3
+)
 
 // findingsMarkdown is the collapsed "Findings from the app" section within budget bytes: one
 // row per finding, new ones first marked, the rest counted when they do not fit.
@@ -99,9 +103,18 @@ func findingsMarkdown(r *findings.Report, budget int) string {
 	if r.Problem != "" {
 		fmt.Fprintf(&b, "> [!WARNING]\n> %s\n\n", mdText(truncate(r.Problem, 1000)))
 	}
-	for _, why := range r.Failures {
-		fmt.Fprintf(&b, "> [!WARNING]\n> A validation plugin did not run, so its rules were not checked: %s\n\n",
-			mdText(truncate(why, 500)))
+	if n := len(r.Failures); n > 0 {
+		whys := make([]string, 0, failuresShown)
+		for _, why := range r.Failures[:min(n, failuresShown)] {
+			whys = append(whys, mdText(truncate(why, 300)))
+		}
+		more := ""
+		if n > failuresShown {
+			more = fmt.Sprintf(" and %d more", n-failuresShown)
+		}
+		fmt.Fprintf(&b, "> [!WARNING]\n> %s, so %s not checked: %s%s.\n\n",
+			plural(n, "validation plugin did not run", "validation plugins did not run"),
+			map[bool]string{true: "its rules were", false: "their rules were"}[n == 1], strings.Join(whys, "; "), more)
 	}
 	rows := boundedRows{budget: budget - b.Len() - 600}
 	notCompared := false
@@ -180,9 +193,9 @@ func findingRow(f findings.Finding) string {
 // movesLimit bounds the moves a comment lists.
 const movesLimit = 10
 
-// movesMarkdown is the hint for resources the change most likely moves: one tip naming both
-// ends of each, and what `cdk refactor` does about it.
-func movesMarkdown(moves []review.Move) string {
+// movesMarkdown is the hint for resources the change most likely moves within budget bytes: one
+// tip naming both ends of each, and what `cdk refactor` does about it.
+func movesMarkdown(moves []review.Move, budget int) string {
 	if len(moves) == 0 {
 		return ""
 	}
@@ -192,13 +205,14 @@ func movesMarkdown(moves []review.Move) string {
 		"and deletes or orphans the old one. `cdk refactor` moves it instead, keeping the resource and its data: run " +
 		"it before deploying (aws-cdk#8120).\n")
 	for i, m := range moves {
-		if i == movesLimit {
-			fmt.Fprintf(&b, "> - … and %d more\n", len(moves)-movesLimit)
-			break
-		}
-		fmt.Fprintf(&b, "> - %s in **%s** (%s) → %s in **%s**: %s\n", mdCode(m.From.LogicalID, 120),
+		line := fmt.Sprintf("> - %s in **%s** (%s) → %s in **%s**: %s\n", mdCode(m.From.LogicalID, 120),
 			mdText(truncate(m.From.Stack, 120)), mdText(m.From.Impact), mdCode(m.To.LogicalID, 120),
 			mdText(truncate(m.To.Stack, 120)), mdCode(m.Type, 80))
+		if i == movesLimit || b.Len()+len(line) > budget-100 {
+			fmt.Fprintf(&b, "> - … and %d more\n", len(moves)-i)
+			break
+		}
+		b.WriteString(line)
 	}
 	b.WriteString("\n")
 	return b.String()
@@ -223,7 +237,11 @@ func findingsText(w io.Writer, r *review.Report) error {
 	if f.Problem != "" {
 		ew.printf("  ! %s\n", Clean(f.Problem))
 	}
-	for _, why := range f.Failures {
+	for i, why := range f.Failures {
+		if i == findingsTextLimit {
+			ew.printf("  … and %d more plugins that did not run\n", len(f.Failures)-i)
+			break
+		}
 		ew.printf("  ! a validation plugin did not run: %s\n", Clean(why))
 	}
 	for i, x := range ordered(f.Findings) {

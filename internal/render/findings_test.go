@@ -103,7 +103,7 @@ func TestHostileFindingsStayInert(t *testing.T) {
 	if len(section) > GitHubCommentLimit/8 || !strings.Contains(section, "more: the job summary") {
 		t.Errorf("section of %d bytes for a budget of %d", len(section), GitHubCommentLimit/8)
 	}
-	golden.Assert(t, "testdata/hostile/findings.md", []byte(findingsMarkdown(rep.Findings, 4000)+movesMarkdown(rep.Moves)))
+	golden.Assert(t, "testdata/hostile/findings.md", []byte(findingsMarkdown(rep.Findings, 4000)+movesMarkdown(rep.Moves, 4000)))
 	var one bytes.Buffer
 	short := *rep
 	short.Findings = &findings.Report{Findings: fs[:4], Failures: []string{evil}, Problem: evilLead}
@@ -142,5 +142,40 @@ func TestHeadlineCountsWhatTheGateCounts(t *testing.T) {
 	}}}
 	if got := ReviewHeadline(rep); !strings.Contains(got, "1 new validation error") || strings.Contains(got, "warning") {
 		t.Errorf("headline: %q", got)
+	}
+}
+
+// However many findings, failed plugins and moves an app produces, with ids as long as it likes,
+// the comment stays within the smallest budget, headline and verdict first.
+func TestFindingsAndMovesFitTheSmallestBudget(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("L", 1000)
+	var fs []findings.Finding
+	var failures []string
+	var moves []review.Move
+	for i := range 300 {
+		fs = append(fs, findings.Finding{Source: findings.Validation, Plugin: long, Rule: long, Severity: findings.Error,
+			Stack: long, Path: long, Message: long, Fix: long})
+		failures = append(failures, long)
+		moves = append(moves, review.Move{Type: long, From: review.MoveEnd{Stack: long, LogicalID: long, Impact: "destroy"},
+			To: review.MoveEnd{Stack: long, LogicalID: long, Impact: "create"}})
+		_ = i
+	}
+	rep := &review.Report{Key: "k", OverrideLabel: "ok", Moves: moves,
+		Findings: &findings.Report{Findings: fs, Failures: failures, Problem: long + long},
+		Gates: []review.Gate{{Name: review.GateValidationError, Triggered: true, Enforced: true,
+			Items: findings.GateItems(&findings.Report{Findings: fs})}}}
+	for _, budget := range []int{8 << 10, 16 << 10, 32 << 10} {
+		var b strings.Builder
+		if err := ReviewMarkdown(&b, rep, budget); err != nil {
+			t.Fatal(err)
+		}
+		if b.Len() > budget {
+			t.Errorf("budget %d: %d bytes", budget, b.Len())
+		}
+		if !strings.Contains(b.String(), "### cdkbot review: ") || !strings.Contains(b.String(), "**Blocked by `validation-error`**") {
+			t.Errorf("budget %d: the headline or the verdict is missing", budget)
+		}
+		assertBalanced(t, b.String())
 	}
 }

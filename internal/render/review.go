@@ -329,7 +329,7 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 		head.WriteString("> [!WARNING]\n> " + mdText(truncate(n, 1000)) + "\n\n")
 	}
 	writeGatesMarkdown(&head, r, budget/4)
-	head.WriteString(movesMarkdown(r.Moves))
+	head.WriteString(movesMarkdown(r.Moves, budget/8))
 	head.WriteString(deployedMarkdown(r.Deployed, budget/4))
 	head.WriteString(driftMarkdown(r.Drift, budget/8))
 	head.WriteString(findingsMarkdown(r.Findings, budget/8))
