@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/findings"
@@ -65,6 +66,11 @@ func findingsCounts(r *findings.Report) string {
 			p += " (new)"
 		}
 		parts = append(parts, p)
+	}
+	if len(r.Findings) > 0 && !slices.ContainsFunc(r.Findings, func(f findings.Finding) bool {
+		return f.Status != findings.Existing
+	}) {
+		parts = append(parts, "all already on the base")
 	}
 	if n := len(r.Failures); n > 0 {
 		parts = append(parts, plural(n, "plugin failed", "plugins failed"))

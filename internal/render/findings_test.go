@@ -143,6 +143,13 @@ func TestHeadlineCountsWhatTheGateCounts(t *testing.T) {
 	if got := ReviewHeadline(rep); !strings.Contains(got, "1 new validation error") || strings.Contains(got, "warning") {
 		t.Errorf("headline: %q", got)
 	}
+	if got := findingsCounts(rep.Findings); strings.Contains(got, "already on the base") {
+		t.Errorf("counts of findings not all on the base: %q", got)
+	}
+	rep.Findings.Findings = rep.Findings.Findings[1:]
+	if got := findingsCounts(rep.Findings); got != "1 error · 1 warning · all already on the base" {
+		t.Errorf("counts of findings all on the base: %q", got)
+	}
 }
 
 // However many findings, failed plugins and moves an app produces, with ids as long as it likes,
