@@ -174,6 +174,28 @@ func TestBrokenReportSaysWhere(t *testing.T) {
 	}
 }
 
+// A report that is no regular file, or too large to decode, is refused by name.
+func TestReportFileIsBounded(t *testing.T) {
+	t.Parallel()
+	big := `{"pluginReports":[],"pad":"` + strings.Repeat("x", MaxReportSize) + `"}`
+	for name, files := range map[string]map[string]string{
+		"a directory": {ReportFile + "/x": "{}"},
+		"too large":   {ReportFile: big},
+	} {
+		_, err := Read(loadWith(t, files))
+		var ae *assembly.Error
+		if !errors.As(err, &ae) || ae.File != ReportFile {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := Read(loadWith(t, map[string]string{ReportFile: big})); !strings.Contains(err.Error(), "over cdkbot's limit of 16777216 bytes") {
+		t.Errorf("too large: %v", err)
+	}
+	if _, err := Read(loadWith(t, map[string]string{ReportFile + "/x": "{}"})); !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a directory: %v", err)
+	}
+}
+
 // A plugin that failed to run, suppressed violations, custom severities, violations without
 // constructs, the annotation report (which the manifest already holds) and the legacy file.
 func TestReportShapes(t *testing.T) {
@@ -241,7 +263,7 @@ func TestReportShapes(t *testing.T) {
 func TestBounds(t *testing.T) {
 	t.Parallel()
 	var vs []string
-	long := strings.Repeat("é", MaxText)
+	long := strings.Repeat("é", MaxText/2+10)
 	for range MaxFindings + 10 {
 		vs = append(vs, `{"ruleName":"R","description":"`+long+`","severity":"warning","violatingConstructs":[{"constructPath":"Data/X"}]}`)
 	}

@@ -30,6 +30,10 @@ const annotationsPlugin = "Construct Annotations"
 const reportHint = "The findings of this report are not shown. Synthesize the app again with the aws-cdk-lib " +
 	"version that wrote it; if it still fails, the report was changed after synthesis."
 
+// MaxReportSize bounds the report cdkbot decodes (the assembly's own bound is for templates and
+// manifests): MaxFindings findings with their texts fit in it many times over.
+const MaxReportSize = 16 << 20
+
 // maxIssues bounds the problems one report produces: the first ones say enough.
 const maxIssues = 10
 
@@ -44,6 +48,10 @@ func readValidation(a *assembly.Assembly, r *Report) error {
 	}
 	if err != nil {
 		return &assembly.Error{File: name, Issues: []assembly.Issue{{Message: err.Error()}}, Hint: reportHint, Err: err}
+	}
+	if len(b) > MaxReportSize {
+		return &assembly.Error{File: name, Issues: []assembly.Issue{{Message: fmt.Sprintf(
+			"%d bytes, over cdkbot's limit of %d bytes for a validation report", len(b), MaxReportSize)}}, Hint: reportHint}
 	}
 	v, err := decode(b)
 	if err != nil {
