@@ -55,7 +55,7 @@ func list(set func(o *ReviewOptions, v []string)) func(*ReviewOptions, string) e
 var ReviewSettings = []Setting[ReviewOptions]{
 	{Name: "fail-on", Kind: List, Action: true, Default: strings.Join(DefaultFailOn, ","),
 		Usage: "gates that fail the review: replace, destroy, orphan, destroy-stateful, security-broadening, compat-fail, " +
-			"policy-error, drift (with AWS credentials)",
+			"policy-error, validation-error, drift (with AWS credentials)",
 		Set: list(func(o *ReviewOptions, v []string) { o.FailOn = v })},
 	{Name: "override-label", Kind: Text, Action: true, Default: DefaultOverrideLabel,
 		Usage: "the PR label that turns failing gates into warnings",

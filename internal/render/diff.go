@@ -25,6 +25,8 @@ type DiffOptions struct {
 	Budget int
 	// FullDiffHint says where the full diff is when the Markdown had to be shortened.
 	FullDiffHint string
+	// Notes are words added to a resource's impact, by stack id and logical id: a likely move.
+	Notes map[[2]string]string
 }
 
 // Counts tallies resource changes across all stacks, nested ones included.

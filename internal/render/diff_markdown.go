@@ -244,6 +244,9 @@ func writeDiffMarkdown(b *strings.Builder, s *cfndiff.StackDiff, level int, opts
 			if note := r.VerdictNote(); note != "" {
 				impact += " (" + mdText(note) + ")"
 			}
+			if note := opts.Notes[[2]string{s.ID, r.LogicalID}]; note != "" {
+				impact += " · " + mdText(note)
+			}
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.Impact.Symbol(), name, mdCode(r.Type(), 120), impact)
 		}
 		b.WriteString("\n")

@@ -148,6 +148,7 @@ func reviewHeadline(r *review.Report) string {
 			parts = append(parts, plural(n, "policy error", "policy errors"))
 		}
 	}
+	parts = append(parts, findingsHeadline(r)...)
 	if r.BaseUnavailable != "" {
 		parts = append(parts, "base failed to synthesize")
 	}
@@ -328,8 +329,10 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 		head.WriteString("> [!WARNING]\n> " + mdText(truncate(n, 1000)) + "\n\n")
 	}
 	writeGatesMarkdown(&head, r, budget/4)
+	head.WriteString(movesMarkdown(r.Moves, budget/8))
 	head.WriteString(deployedMarkdown(r.Deployed, budget/4))
 	head.WriteString(driftMarkdown(r.Drift, budget/8))
+	head.WriteString(findingsMarkdown(r.Findings, budget/8))
 	if len(r.Compatibility) > 0 {
 		tail.WriteString("\n")
 		if err := CompatMarkdown(&tail, r.Compatibility); err != nil {
@@ -353,7 +356,8 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 	var diff bytes.Buffer
 	if diffBudget > 500 {
 		if err := DiffMarkdown(&diff, DiffReport{Stacks: r.Stacks}, DiffOptions{Budget: diffBudget,
-			FullDiffHint: "The full diff is in the job summary and the report artifact."}); err != nil {
+			FullDiffHint: "The full diff is in the job summary and the report artifact.",
+			Notes:        moveNotes(r.Moves)}); err != nil {
 			return err
 		}
 		// The review has its own headline.
@@ -520,6 +524,9 @@ func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 		return err
 	}
 	if err := driftText(w, r.Drift); err != nil {
+		return err
+	}
+	if err := findingsText(w, r); err != nil {
 		return err
 	}
 	if err := DiffText(w, DiffReport{Stacks: r.Stacks}, opts); err != nil {

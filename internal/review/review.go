@@ -16,6 +16,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/cfn"
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
 	"github.com/cdkbot/cdkbot/internal/compat"
+	"github.com/cdkbot/cdkbot/internal/findings"
 	"github.com/cdkbot/cdkbot/internal/resourcespec"
 	"github.com/cdkbot/cdkbot/internal/stackstate"
 )
@@ -41,12 +42,15 @@ const (
 	// GateDrift: a stack the change touches has resources changed or deleted outside
 	// CloudFormation (drift detection, with credentials): the deploy would overwrite or fail on them.
 	GateDrift = "drift"
+	// GateValidationError: the head's validation report (aws-cdk-lib's template validation and
+	// the app's validation plugins) has errors the base did not have, or a plugin failed to run.
+	GateValidationError = "validation-error"
 )
 
 // AllGates lists every gate in the order reports show them.
 var AllGates = []string{
 	GateIncomplete, GateExportInUse, GateReplaceNamed, GateDestroyStateful, GateReplace, GateDestroy, GateOrphan,
-	GateSecurityBroadening, GateCompatFail, GatePolicyError, GateDrift,
+	GateSecurityBroadening, GateCompatFail, GatePolicyError, GateValidationError, GateDrift,
 }
 
 // DefaultFailOn fails on what cannot deploy, on losing stateful resources and on permissions
@@ -212,6 +216,12 @@ type Report struct {
 	Deployed []Deployed `json:"deployed,omitempty"`
 	// Drift lists the drifted resources of the stacks the change touches, when detection ran.
 	Drift []StackDrift `json:"drift,omitempty"`
+	// Findings are what the app reported while it synthesized (validation report, warning and
+	// info annotations), compared with the base's.
+	Findings *findings.Report `json:"findings,omitempty"`
+	// Moves are resources most likely moved (a renamed construct, a construct moved between
+	// stacks), not destroyed and created.
+	Moves []Move `json:"moves,omitempty"`
 }
 
 // Failed is true when a gate fails, or the base could not be read: the check run's conclusion.
@@ -260,6 +270,8 @@ func Run(in Input) (*Report, error) {
 		return nil, err
 	}
 	rep.Stacks = stacks
+	rep.Moves = Moves(stacks)
+	rep.Findings = findings.Review(in.Base, in.Head, in.Keep)
 	applyVerdicts(stacks, in.Verdicts)
 	rep.Deployed = compareDeployed(in, stacks, opts)
 	rep.Drift = stackDrifts(in.Drift)
@@ -412,6 +424,7 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 			}
 		}
 	}
+	items[GateValidationError] = findings.GateItems(rep.Findings)
 	var shown []string
 	for _, name := range AllGates {
 		if enforced[name] {
