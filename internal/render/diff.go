@@ -25,6 +25,9 @@ type DiffOptions struct {
 	Budget int
 	// FullDiffHint says where the full diff is when the Markdown had to be shortened.
 	FullDiffHint string
+	// FoldAssets counts the resources whose only change is an asset's hash (AssetOnly) in one
+	// line per stack instead of listing them (the review's default; asset-changes: show lists them).
+	FoldAssets bool
 }
 
 // Counts tallies resource changes across all stacks, nested ones included.

@@ -65,24 +65,25 @@ func PolicyText(w io.Writer, r *aspects.Report) error {
 	return ew.err
 }
 
-// PolicyMarkdown writes the "Policy" section of a PR comment.
+// PolicyMarkdown writes the "Policy" section of a PR comment: its counts in one line, the changes
+// mutating aspects made collapsed under that line, and the violations, if any, in a table.
 func PolicyMarkdown(w io.Writer, r *aspects.Report) error {
 	ew := &errWriter{w: w}
 	errs, warns, supp := policyCounts(r)
 	ew.printf("#### Policy: %d error(s), %d warning(s), %d suppressed\n\n", errs, warns, supp)
 	if len(r.Mutations) > 0 {
-		ew.printf("> [!IMPORTANT]\n> Mutating aspects changed the templates that are diffed and deployed "+
-			"(%d change(s)).\n\n", len(r.Mutations))
+		ew.printf("<details><summary>Mutating aspects changed the templates that are diffed and deployed "+
+			"(%s)</summary>\n\n", plural(len(r.Mutations), "change", "changes"))
 		ew.printf("| Aspect | Construct | Change |\n|---|---|---|\n")
 		for _, m := range r.Mutations {
 			ew.printf("| %s | %s | %s |\n", mdCode(m.Aspect, 60), mdCode(m.Path, 200), mdText(m.Change))
 		}
-		ew.printf("\n")
+		ew.printf("\n</details>\n\n")
 	}
 	if len(r.Violations) > 0 {
 		ew.printf("| | Rule | Construct | Finding |\n|:-:|---|---|---|\n")
 		for _, v := range r.Violations {
-			mark := map[string]string{"error": "✗", "warning": "!"}[v.Severity]
+			mark := map[string]string{"error": "❌", "warning": "⚠️"}[v.Severity]
 			finding := mdText(v.Message)
 			if v.Suppressed {
 				mark, finding = "–", "~~"+finding+"~~ suppressed: "+mdText(v.Reason)
