@@ -561,6 +561,7 @@ func gateItems(g review.Gate) string {
 
 // ReviewText writes the review for a terminal; names, values, notes and approvers are cleaned.
 func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
+	opts.FoldAssets = !r.ShowAssetChanges
 	ew := &errWriter{w: w}
 	ew.printf("cdkbot review: %s\n", Clean(reviewHeadline(r)))
 	if r.BaseUnavailable != "" {

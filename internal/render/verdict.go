@@ -114,6 +114,11 @@ func provenance(r *review.Report, l Links) string {
 	if safeURL(l.Run) {
 		parts = append(parts, "[workflow run]("+l.Run+")")
 	}
+	if l.Command {
+		// The base branch moves on without a pull_request event: the review then compares with
+		// a base that is no longer the branch's.
+		parts = append(parts, "comment <code>/cdkbot review</code> to review against the base branch as it is now")
+	}
 	if len(parts) == 0 {
 		return ""
 	}
