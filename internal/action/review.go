@@ -299,7 +299,9 @@ func commentBody(rep *review.Report, budget int, links render.Links) (string, er
 // postComment writes the sticky comment, rendering less detail when GitHub rejects the size.
 // When the comment's marker has only the digest of the deploy identities (a large app), the
 // identities go first to comments of their own, so the marker never names parts not yet there.
-func postComment(ctx context.Context, d Deps, number int, rep *review.Report, alwaysNew bool, links render.Links) error {
+func postComment(
+	ctx context.Context, d Deps, number int, rep *review.Report, alwaysNew bool, links render.Links,
+) error {
 	ours := func(body string) bool {
 		key, ok := render.MarkerKey(body)
 		return ok && key == rep.Key && !alwaysNew

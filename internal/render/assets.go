@@ -23,7 +23,8 @@ func AssetOnly(r *cfndiff.ResourceChange) bool {
 		return false
 	}
 	for _, p := range r.Properties {
-		if !p.Changed || len(p.ChangedInputs) > 0 || len(p.ReplacedReferences) > 0 || !hashOnly(p.Old, p.OldPresent, p.New, p.NewPresent) {
+		resolvesAnew := !p.Changed || len(p.ChangedInputs) > 0 || len(p.ReplacedReferences) > 0
+		if resolvesAnew || !hashOnly(p.Old, p.OldPresent, p.New, p.NewPresent) {
 			return false
 		}
 	}

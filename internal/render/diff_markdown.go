@@ -459,5 +459,6 @@ func unchangedLine(stacks []*cfndiff.StackDiff) string {
 		}
 		names = append(names, "<b>"+mdHTML(truncate(stackTitle(s), 120))+"</b>")
 	}
-	return fmt.Sprintf("\n%s: %s.\n", plural(len(stacks), "stack unchanged", "stacks unchanged"), strings.Join(names, ", "))
+	return fmt.Sprintf("\n%s: %s.\n", plural(len(stacks), "stack unchanged", "stacks unchanged"),
+		strings.Join(names, ", "))
 }

@@ -387,6 +387,9 @@ func ReviewComment(w io.Writer, r *review.Report, v CommentView) error {
 		if i := bytes.IndexByte(diff.Bytes(), '\n'); i >= 0 && bytes.HasPrefix(diff.Bytes(), []byte("### ")) {
 			diff.Next(i + 1)
 		}
+		for bytes.HasPrefix(diff.Bytes(), []byte("\n")) { // the sections above end with a blank line
+			diff.Next(1)
+		}
 	}
 	for _, b := range [][]byte{head.Bytes(), diff.Bytes(), tail.Bytes()} {
 		if _, err := w.Write(b); err != nil {
