@@ -198,3 +198,18 @@ func TestCommentLinksCommitsAndRun(t *testing.T) {
 		}
 	}
 }
+
+// An annotation of a gate no approval lifts says how to go ahead, since it stands alone in the
+// check run; an approvable gate's says nothing more than its item.
+func TestAnnotationsSayHowToGoAhead(t *testing.T) {
+	t.Parallel()
+	rep := &review.Report{Gates: []review.Gate{
+		{Name: review.GateExportInUse, Triggered: true, Enforced: true, Items: []string{"Data: export X is imported by App"}},
+		{Name: review.GateDestroy, Triggered: true, Enforced: true, Items: []string{"Q in Data"}},
+	}}
+	got := annotations(Gate{}, rep)
+	if len(got) != 2 || got[0].Message != "Data: export X is imported by App\n"+render.GateAdvice(review.GateExportInUse) ||
+		!strings.Contains(got[0].Message, "Deploy in two steps") || got[1].Message != "Q in Data" {
+		t.Errorf("%+v", got)
+	}
+}

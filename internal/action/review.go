@@ -281,7 +281,8 @@ func verdict(r Runner, rep *review.Report) error {
 	for _, g := range rep.Gates {
 		switch {
 		case g.Failing() && !review.Approvable(g.Name):
-			r.Error("cdkbot: gate %s blocks this change: %s", g.Name, strings.Join(g.Items, "; "))
+			r.Error("cdkbot: gate %s blocks this change: %s. %s", g.Name, strings.Join(g.Items, "; "),
+				render.GateAdvice(g.Name))
 		case g.Failing():
 			r.Error("cdkbot: gate %s blocks this change (%d item(s)); approve with the label %q",
 				g.Name, len(g.Items), rep.OverrideLabel)
@@ -435,9 +436,14 @@ func annotations(g Gate, rep *review.Report) []githubapi.Annotation {
 		if level == "" {
 			continue
 		}
+		// What CloudFormation refuses says how to go ahead (the comment says it once, above the items).
+		advice := ""
+		if !review.Approvable(gate.Name) {
+			advice = "\n" + render.GateAdvice(gate.Name)
+		}
 		for _, item := range gate.Items {
 			out = append(out, githubapi.Annotation{Path: path, StartLine: 1,
-				Level: level, Title: "cdkbot gate " + gate.Name, Message: render.Clean(item)})
+				Level: level, Title: "cdkbot gate " + gate.Name, Message: render.Clean(item) + advice})
 		}
 	}
 	return out
