@@ -111,7 +111,17 @@ func ReviewHeadline(r *review.Report) string {
 	return h
 }
 
+// reviewHeadline is the terminal's headline: what the change does, then "blocked" when it is.
 func reviewHeadline(r *review.Report) string {
+	parts := headlineParts(r)
+	if r.Failed() {
+		parts = append(parts, "blocked")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// headlineParts are what a review is about: what changes, what is dangerous, what else blocks.
+func headlineParts(r *review.Report) []string {
 	d := DiffReport{Stacks: r.Stacks}
 	c := d.Count()
 	parts := []string{}
@@ -158,10 +168,7 @@ func reviewHeadline(r *review.Report) string {
 	if r.BaseUnavailable != "" {
 		parts = append(parts, "base failed to synthesize")
 	}
-	if r.Failed() {
-		parts = append(parts, "blocked")
-	}
-	return strings.Join(parts, " · ")
+	return parts
 }
 
 // replacementCause names the replacement to act on: a resource replaced because its own properties
@@ -402,8 +409,7 @@ func ReviewComment(w io.Writer, r *review.Report, v CommentView) error {
 // reviewDetails is what the headline's verdict is about: what changes, what is dangerous, what
 // blocks; "" when nothing changes and nothing else is to be said.
 func reviewDetails(r *review.Report) string {
-	h := reviewHeadline(r)
-	h = strings.TrimSuffix(strings.TrimSuffix(h, "blocked"), " · ")
+	h := strings.Join(headlineParts(r), " · ")
 	if h == "no changes" {
 		return ""
 	}
