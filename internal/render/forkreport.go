@@ -64,6 +64,7 @@ func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int
 	if c.StacksChanged > 0 {
 		b.WriteString(mdText(truncate(headline(c), 400)) + "\n\n")
 	}
+	b.WriteString(provenance(&review.Report{HeadSHA: headSHA}, Links{}))
 	b.WriteString("> [!NOTE]\n> This pull request comes from a fork: its review ran in the fork's workflow " +
 		"and was re-rendered here from the data it reported. " +
 		"cdkbot cannot verify that data, so a deploy does not count this review as reviewed.\n\n")
