@@ -39,6 +39,18 @@ type Comments interface {
 	LatestOwnComment(ctx context.Context, number int, ours func(body string) bool) (githubapi.Comment, bool, error)
 }
 
+// CommentRemover deletes cdkbot's comments on a pull request that no longer has anything to say
+// (comment: changes).
+type CommentRemover interface {
+	DeleteOwnComments(ctx context.Context, number int, ours func(body string) bool) (int, error)
+}
+
+// Labels sets and clears labels on issues and pull requests (result-labels).
+type Labels interface {
+	AddLabels(ctx context.Context, number int, labels []string) error
+	RemoveLabel(ctx context.Context, number int, label string) error
+}
+
 // Checks reports a verdict as a check run.
 type Checks interface {
 	CompleteCheckRun(ctx context.Context, run githubapi.CheckRun) (string, error)
@@ -68,6 +80,8 @@ type Issues interface {
 // GitHub is everything the flows ask of GitHub.
 type GitHub interface {
 	Comments
+	CommentRemover
+	Labels
 	Checks
 	PullRequests
 	Deployments

@@ -99,7 +99,7 @@ func TestLargeReviewKeepsEveryIdentityForTheDeploy(t *testing.T) {
 	}
 	mk, ok := render.ParseMarker(main)
 	if !ok || mk.Key != key || mk.HeadSHA != "h7" || mk.IdentityParts != parts || parts < 2 || mk.StacksDigest == "" ||
-		!strings.Contains(main, "### cdkbot review: ") {
+		!strings.Contains(main, " · cdkbot review\n") {
 		t.Fatalf("marker %+v ok %v, %d parts\n%s", mk, ok, parts, r)
 	}
 	comments := len(srv.Comments[7])

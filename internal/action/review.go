@@ -14,6 +14,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/ghaction"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
+	"github.com/cdkbot/cdkbot/internal/pipeline"
 	"github.com/cdkbot/cdkbot/internal/pullrequest"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
@@ -76,8 +77,44 @@ type PullRequestReview struct {
 	PR         pullrequest.Facts
 	CheckedOut string // GITHUB_SHA: on pull_request, GitHub's test merge commit
 	Key        string
-	Comment    string // "" keeps one sticky comment; "new" writes a new one each run; "off" none
-	Gate       Gate
+	// Comment is the comment input: sticky (or ""), new, changes or off (pipeline.CommentSticky…).
+	Comment string
+	// Labels is the result-labels input: on sets and clears the verdict's labels; off (or "") not.
+	Labels string
+	Gate   Gate
+}
+
+// posting reads how the review is posted (the comment and result-labels inputs) with the review
+// settings' own parsers: a value they refuse fails the run before anything is reviewed, never
+// taken for the default.
+func posting(in PullRequestReview) (pipeline.ReviewOptions, error) {
+	var o pipeline.ReviewOptions
+	for _, in := range [][2]string{{"comment", in.Comment}, {"result-labels", in.Labels}} {
+		s := pipeline.ReviewSetting(in[0])
+		v := in[1]
+		if v == "" {
+			v = s.Default
+		}
+		if err := s.Set(&o, v); err != nil {
+			return o, failure.Usagef("input %s is %q: %v", in[0], v, err)
+		}
+	}
+	return o, nil
+}
+
+// links are where the comment's commits and run are: the repository and the run from the run's
+// URL (GITHUB_SERVER_URL/GITHUB_REPOSITORY/actions/runs/GITHUB_RUN_ID), the attempt from Run.
+func (g Gate) links() render.Links {
+	l := render.Links{Run: g.RunURL, Command: true}
+	repo, _, ok := strings.Cut(g.RunURL, "/actions/runs/")
+	if !ok {
+		return render.Links{Command: true}
+	}
+	l.Repository = repo
+	if _, attempt, ok := strings.Cut(g.Run, "."); ok && attempt != "" {
+		l.Run += "/attempts/" + attempt
+	}
+	return l
 }
 
 // checkoutEvent is true for the events whose job runs with the pull request's test merge commit
@@ -96,6 +133,10 @@ func noDeployed(event string, fork bool) bool { return !checkoutEvent(event) || 
 // commit against the base it was made from), who approved, the sticky comment, the check run,
 // the job summary and outputs. It returns ErrBlocked when a gate fails.
 func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error {
+	post, err := posting(in)
+	if err != nil {
+		return err
+	}
 	req := ReviewRequest{Key: in.Key, HeadSHA: in.PR.HeadSHA,
 		NoSynth: !checkoutEvent(in.Event), NoDeployed: noDeployed(in.Event, in.PR.Fork)}
 	if req.NoSynth && !d.Reviewer.UsesAssemblies() {
@@ -122,15 +163,16 @@ func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error 
 		return err
 	}
 
+	links := in.Gate.links()
 	var full, js bytes.Buffer
-	if err := render.ReviewMarkdown(&full, rep, SummaryLimit); err != nil {
+	if err := render.ReviewComment(&full, rep, render.CommentView{Budget: SummaryLimit, Links: links}); err != nil {
 		return err
 	}
 	d.Runner.Summary(full.String())
 	if err := render.ReviewJSON(&js, rep); err != nil {
 		return err
 	}
-	body, err := commentBody(rep, commentBudgets[0])
+	body, err := commentBody(rep, commentBudgets[0], links)
 	if err != nil {
 		return err
 	}
@@ -148,21 +190,53 @@ func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error 
 
 	readOnly := in.PR.Fork && checkoutEvent(in.Event)
 	switch {
-	case in.Comment == "off":
+	case post.Comment == pipeline.CommentOff:
 	case readOnly:
 		d.Runner.Notice("cdkbot: this pull request comes from a fork, whose token cannot comment. "+
 			"The review is in the job summary and in %s. "+
 			"To post it: upload that file as an artifact, and in a workflow triggered by workflow_run "+
 			"download it and run `cdkbot action comment --report FILE` with a token that can write.", reportPath)
+	case post.Comment == pipeline.CommentChanges && render.ReviewVerdict(rep) == render.NoChanges:
+		if err := removeComment(ctx, d, in.PR.Number, rep); err != nil {
+			return err
+		}
 	default:
-		if err := postComment(ctx, d, in.PR.Number, rep, in.Comment == "new"); err != nil {
+		if err := postComment(ctx, d, in.PR.Number, rep, post.Comment == pipeline.CommentNew, links); err != nil {
 			return err
 		}
 	}
 	if !readOnly {
+		if post.ResultLabels {
+			setResultLabels(ctx, d, in.PR, rep)
+		}
 		checkRun(ctx, d, in.Gate, rep, in.PR.HeadSHA)
 	}
 	return verdict(d.Runner, rep)
+}
+
+// removeComment is comment: changes on a pull request that changes nothing: no comment, and the
+// review's comments of an earlier run (its sticky comment, the deploy identities it kept apart)
+// deleted, so the pull request shows no stale verdict. The check run and the job summary still
+// have the review.
+func removeComment(ctx context.Context, d Deps, number int, rep *review.Report) error {
+	n, err := d.GitHub.DeleteOwnComments(ctx, number, func(b string) bool {
+		if key, ok := render.MarkerKey(b); ok {
+			return key == rep.Key
+		}
+		p, ok := render.ParseIdentityPart(b)
+		return ok && p.Key == rep.Key
+	})
+	switch {
+	case githubapi.CannotWrite(err):
+		d.Runner.Warning("cdkbot: the token cannot delete the review comment on #%d (%v)", number, err)
+	case err != nil:
+		return fmt.Errorf("delete the review comment on #%d: %w", number, err)
+	case n > 0:
+		d.Runner.Notice("cdkbot: #%d changes nothing (comment: changes): deleted the review comment", number)
+	default:
+		d.Runner.Notice("cdkbot: #%d changes nothing (comment: changes): no review comment", number)
+	}
+	return nil
 }
 
 // revisions chooses what to compare: GitHub's test merge commit (what main will hold after
@@ -207,7 +281,8 @@ func verdict(r Runner, rep *review.Report) error {
 	for _, g := range rep.Gates {
 		switch {
 		case g.Failing() && !review.Approvable(g.Name):
-			r.Error("cdkbot: gate %s blocks this change: %s", g.Name, strings.Join(g.Items, "; "))
+			r.Error("cdkbot: gate %s blocks this change: %s. %s", g.Name, strings.Join(g.Items, "; "),
+				render.GateAdvice(g.Name))
 		case g.Failing():
 			r.Error("cdkbot: gate %s blocks this change (%d item(s)); approve with the label %q",
 				g.Name, len(g.Items), rep.OverrideLabel)
@@ -216,23 +291,25 @@ func verdict(r Runner, rep *review.Report) error {
 	return ErrBlocked
 }
 
-func commentBody(rep *review.Report, budget int) (string, error) {
+func commentBody(rep *review.Report, budget int, links render.Links) (string, error) {
 	var b bytes.Buffer
-	err := render.ReviewMarkdown(&b, rep, budget)
+	err := render.ReviewComment(&b, rep, render.CommentView{Budget: budget, Links: links})
 	return b.String(), err
 }
 
 // postComment writes the sticky comment, rendering less detail when GitHub rejects the size.
 // When the comment's marker has only the digest of the deploy identities (a large app), the
 // identities go first to comments of their own, so the marker never names parts not yet there.
-func postComment(ctx context.Context, d Deps, number int, rep *review.Report, alwaysNew bool) error {
+func postComment(
+	ctx context.Context, d Deps, number int, rep *review.Report, alwaysNew bool, links render.Links,
+) error {
 	ours := func(body string) bool {
 		key, ok := render.MarkerKey(body)
 		return ok && key == rep.Key && !alwaysNew
 	}
 	posted := map[string]bool{} // the identity parts already on the pull request, by body
 	for _, budget := range commentBudgets {
-		body, err := commentBody(rep, budget)
+		body, err := commentBody(rep, budget, links)
 		if err != nil {
 			return err
 		}
@@ -308,7 +385,8 @@ func checkRun(ctx context.Context, d Deps, g Gate, rep *review.Report, sha strin
 		conclusion = "failure"
 	}
 	var summary bytes.Buffer
-	if err := render.ReviewMarkdown(&summary, rep, githubapi.CheckTextLimit-1024); err != nil {
+	if err := render.ReviewComment(&summary, rep,
+		render.CommentView{Budget: githubapi.CheckTextLimit - 1024, Links: g.links()}); err != nil {
 		d.Runner.Warning("cdkbot: could not render the check run: %v", err)
 		return
 	}
@@ -358,9 +436,14 @@ func annotations(g Gate, rep *review.Report) []githubapi.Annotation {
 		if level == "" {
 			continue
 		}
+		// What CloudFormation refuses says how to go ahead (the comment says it once, above the items).
+		advice := ""
+		if !review.Approvable(gate.Name) {
+			advice = "\n" + render.GateAdvice(gate.Name)
+		}
 		for _, item := range gate.Items {
 			out = append(out, githubapi.Annotation{Path: path, StartLine: 1,
-				Level: level, Title: "cdkbot gate " + gate.Name, Message: render.Clean(item)})
+				Level: level, Title: "cdkbot gate " + gate.Name, Message: render.Clean(item) + advice})
 		}
 	}
 	return out
@@ -423,7 +506,9 @@ func ReviewMergeGroup(ctx context.Context, d Deps, in MergeGroupReview) error {
 		return err
 	}
 	var full bytes.Buffer
-	if err := render.ReviewMarkdown(&full, rep, SummaryLimit); err != nil {
+	links := in.Gate.links()
+	links.Command = false // a merge queue entry is not reviewed on command
+	if err := render.ReviewComment(&full, rep, render.CommentView{Budget: SummaryLimit, Links: links}); err != nil {
 		return err
 	}
 	d.Runner.Summary(full.String())

@@ -76,7 +76,7 @@ func runAction(ctx context.Context, streams IO) error {
 		defer cleanup()
 		return action.ReviewPullRequest(ctx, d, action.PullRequestReview{
 			Event: ev, PR: *pr, CheckedOut: rt.SHA(), Key: rt.Key(r.workdir),
-			Comment: rt.Input("comment"), Gate: gate,
+			Comment: rt.Input("comment"), Labels: rt.Input("result-labels"), Gate: gate,
 		})
 	case "issue_comment":
 		body, number, ok := rt.IssueComment()
@@ -90,7 +90,8 @@ func runAction(ctx context.Context, streams IO) error {
 		}
 		defer cleanup()
 		return action.ReviewCommand(ctx, d, body, number,
-			action.PullRequestReview{Key: rt.Key(r.workdir), Comment: rt.Input("comment"), Gate: gate})
+			action.PullRequestReview{Key: rt.Key(r.workdir), Comment: rt.Input("comment"),
+				Labels: rt.Input("result-labels"), Gate: gate})
 	case "merge_group":
 		mg, ok := rt.MergeGroup()
 		if !ok {

@@ -58,7 +58,7 @@ func TestActionLostCheckRunAnswerLeavesNoStaleSuccess(t *testing.T) {
 			continue
 		}
 		named++
-		if cr.Conclusion != "failure" || !strings.Contains(cr.Title, "blocked") {
+		if cr.Conclusion != "failure" || !strings.Contains(cr.Title, "needs approval") {
 			t.Errorf("check run %d (%s) still says %s %q after run B blocked", cr.ID, cr.ExternalID, cr.Conclusion, cr.Title)
 		}
 	}

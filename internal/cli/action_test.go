@@ -125,7 +125,7 @@ func TestActionPullRequestsForEveryTokenKind(t *testing.T) {
 				t.Fatalf("comment: %+v", srv.Comments[42])
 			}
 			if len(srv.CheckRuns) != 1 || srv.CheckRuns[0].Name != "cdkbot" || srv.CheckRuns[0].HeadSHA != "4678020cb068" ||
-				srv.CheckRuns[0].Conclusion != "failure" || !strings.Contains(srv.CheckRuns[0].Title, "blocked") ||
+				srv.CheckRuns[0].Conclusion != "failure" || !strings.HasPrefix(srv.CheckRuns[0].Title, "⚠️ needs approval · ") ||
 				len(srv.CheckRuns[0].Annotations) == 0 || strings.Contains(srv.CheckRuns[0].Summary, "<!-- cdkbot") {
 				t.Errorf("check run: %+v", srv.CheckRuns)
 			}
@@ -141,7 +141,7 @@ func TestActionPullRequestsForEveryTokenKind(t *testing.T) {
 					t.Errorf("outputs lack %q:\n%s", want, out)
 				}
 			}
-			if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), "### cdkbot review:") {
+			if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), " · cdkbot review\n") {
 				t.Error("no job summary")
 			}
 
@@ -212,7 +212,7 @@ func TestActionForkPullRequestDoesNotWrite(t *testing.T) {
 	if !strings.Contains(stdout, "comes from a fork") || !strings.Contains(stdout, "cdkbot action comment --report") {
 		t.Errorf("no explanation of the two-workflow pattern:\n%s", stdout)
 	}
-	if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), "### cdkbot review:") {
+	if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), " · cdkbot review\n") {
 		t.Error("the review must still reach the job summary")
 	}
 	// The trusted workflow_run job posts the saved report: on the pull request of the run that
@@ -337,7 +337,7 @@ func TestActionMergeGroup(t *testing.T) {
 		srv.CheckRuns[0].Conclusion != "failure" {
 		t.Fatalf("exit %d, comments %v, checks %+v\n%s", code, srv.Comments, srv.CheckRuns, stdout)
 	}
-	if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), "### cdkbot review:") {
+	if sum, _ := os.ReadFile(summary); !strings.Contains(string(sum), " · cdkbot review\n") {
 		t.Error("no job summary")
 	}
 	// The pull request's review comment (its own run, same key) showed what the queue entry

@@ -19,7 +19,7 @@ func TestDemo(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stderr, "cdkbot's check would fail") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"<!-- cdkbot:{\"tool\":\"cdkbot\",\"key\":\"demo\",\"headSha\":", "### cdkbot review:",
+	for _, want := range []string{"<!-- cdkbot:{\"tool\":\"cdkbot\",\"key\":\"demo\",\"headSha\":", "### ❌ blocked · cdkbot review\n",
 		"**Blocked by `destroy-stateful`**", "#### Compatibility:", "#### Policy:"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo lacks %q", want)

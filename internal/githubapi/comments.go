@@ -62,6 +62,23 @@ func (c *Client) UpsertComment(
 	return res, nil
 }
 
+// DeleteOwnComments deletes the comments on issue or pull request number written by the token's
+// own identity for which ours is true (anyone can paste a marker: only its own are deleted), and
+// returns how many. One already gone (deleted meanwhile, or by a request whose answer was lost)
+// counts as deleted.
+func (c *Client) DeleteOwnComments(ctx context.Context, number int, ours func(body string) bool) (int, error) {
+	mine, err := c.ownComments(ctx, number, ours)
+	if err != nil {
+		return 0, err
+	}
+	for i, cm := range mine {
+		if _, err := c.gh.Issues.DeleteComment(ctx, c.owner, c.repo, cm.GetID()); err != nil && !notFound(err) {
+			return i, fmt.Errorf("delete comment %d: %w", cm.GetID(), err)
+		}
+	}
+	return len(mine), nil
+}
+
 // createComment comments on number; when the answer is lost, a comment of ours with the same
 // body found afterwards is the one GitHub stored, so it is not posted twice.
 func (c *Client) createComment(ctx context.Context, number int, body string) (*github.IssueComment, error) {

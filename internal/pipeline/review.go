@@ -80,6 +80,14 @@ type ReviewOptions struct {
 	SecuritySeverity string
 	Notes            []string
 	Log              io.Writer
+	// ShowAssetChanges lists the resources whose only change is an asset's hash; the views fold
+	// them into a count per stack otherwise (asset-changes).
+	ShowAssetChanges bool
+	// Comment is how the action posts the review (CommentSticky, CommentNew, CommentChanges,
+	// CommentOff); ResultLabels sets and clears the pull request's result labels. The review
+	// itself does not read them: the action's flows do.
+	Comment      string
+	ResultLabels bool
 }
 
 // Review loads the inputs of a review and runs it: the assemblies given, or the revisions read
@@ -163,6 +171,7 @@ func Review(ctx context.Context, opts ReviewOptions) (rep *review.Report, cleanu
 		OverrideLabel: opts.OverrideLabel, Approvals: approvalsOf(opts),
 		Key: opts.Key, HeadSHA: opts.HeadSHA, BaseSHA: opts.BaseSHA, MergeSHA: opts.MergeSHA,
 		Notes: opts.Notes, BaseUnavailable: opts.BaseUnavailable, HeadGiven: !gitMode,
+		ShowAssetChanges: opts.ShowAssetChanges,
 	}
 	rep, err = review.Run(in)
 	if err == nil && reader != nil {

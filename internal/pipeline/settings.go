@@ -109,7 +109,55 @@ var ReviewSettings = []Setting[ReviewOptions]{
 		Usage: "when the base fails to synthesize: fail (block: nobody can tell what the change destroys) " +
 			"or first-deployment",
 		Set: text(func(o *ReviewOptions, v string) { o.BaseFailure = v })},
+	// How the review is shown and posted: what to fold, the comment, the labels.
+	{Name: "asset-changes", Kind: Text, Action: true, Default: "fold",
+		Usage: "resources whose only change is an asset's hash (new Lambda code, new files for a bucket " +
+			"deployment, a new image): fold (counted in one line per stack) or show (listed as updates)",
+		Set: oneOf([]string{"fold", "show"}, func(o *ReviewOptions, v string) { o.ShowAssetChanges = v == "show" })},
+	{Name: "comment", Kind: Text, Action: true, Default: CommentSticky,
+		Usage: "how the review is posted on the pull request: sticky (one comment, edited in place), new (a comment " +
+			"per run), changes (sticky while the pull request changes something; none when it changes nothing, and " +
+			"the sticky one deleted once it no longer does) or off",
+		Set: oneOf([]string{CommentSticky, CommentNew, CommentChanges, CommentOff},
+			func(o *ReviewOptions, v string) { o.Comment = v })},
+	{Name: "result-labels", Kind: Text, Action: true, Default: "off",
+		Usage: "on: set and clear the pull request's labels from the verdict (" + strings.Join(ResultLabelNames, ", ") +
+			"), so reviews can be filtered and routed; off",
+		Set: oneOf([]string{"off", "on"}, func(o *ReviewOptions, v string) { o.ResultLabels = v == "on" })},
 }
+
+// How the action posts a review on its pull request (the comment setting).
+const (
+	CommentSticky  = "sticky"  // one comment, edited in place run after run
+	CommentNew     = "new"     // a new comment each run
+	CommentChanges = "changes" // sticky, only while the pull request changes something
+	CommentOff     = "off"     // no comment: the check run, the job summary and the report file
+)
+
+// oneOf is a Text setting's parser for a closed set of words: anything else is refused, saying
+// which words there are, and leaves the options untouched.
+func oneOf(words []string, set func(o *ReviewOptions, v string)) func(*ReviewOptions, string) error {
+	return func(o *ReviewOptions, v string) error {
+		for _, w := range words {
+			if v == w {
+				set(o, v)
+				return nil
+			}
+		}
+		return fmt.Errorf("use %s or %s", strings.Join(words[:len(words)-1], ", "), words[len(words)-1])
+	}
+}
+
+// The labels result-labels sets on a pull request, and clears once they no longer hold.
+const (
+	LabelBlocked       = "cdkbot:blocked"        // a gate blocks that no approval lifts, or the base is unreadable
+	LabelNeedsApproval = "cdkbot:needs-approval" // gates block that an approval lifts
+	LabelDestroys      = "cdkbot:destroys"       // resources are destroyed or replaced
+	LabelSecurity      = "cdkbot:security"       // permissions broaden
+)
+
+// ResultLabelNames are every label result-labels manages.
+var ResultLabelNames = []string{LabelBlocked, LabelNeedsApproval, LabelDestroys, LabelSecurity}
 
 // ReviewSetting is the setting named name; it panics for a name not in the table (a
 // programming error, caught by the doors' tests).

@@ -34,12 +34,24 @@ func CompatText(w io.Writer, checks []compat.Check) error {
 	return err
 }
 
-// CompatMarkdown writes compatibility checks as the "Compatibility" section of a PR comment.
+// markdownStatus is the sign of a check's status in a comment: GitHub's glyphs.
+var markdownStatus = map[compat.Status]string{compat.Pass: "✅", compat.Warn: "⚠️", compat.Fail: "❌"}
+
+// CompatMarkdown writes compatibility checks as the "Compatibility" section of a PR comment: one
+// line when every check passes and none asks for anything, else the table of checks.
 func CompatMarkdown(w io.Writer, checks []compat.Check) error {
 	ew := &errWriter{w: w}
+	quiet := true
+	for _, c := range checks {
+		quiet = quiet && c.Status == compat.Pass && c.Action == ""
+	}
+	if quiet {
+		ew.printf("#### Compatibility: %s · %s\n", compat.Worst(checks), plural(len(checks), "check passes", "checks pass"))
+		return ew.err
+	}
 	ew.printf("#### Compatibility: %s\n\n| | Check | Finding | Action |\n|:-:|---|---|---|\n", compat.Worst(checks))
 	for _, c := range checks {
-		ew.printf("| %s | %s | %s | %s |\n", statusSymbol[c.Status], mdText(c.Name), mdText(c.Finding), mdText(c.Action))
+		ew.printf("| %s | %s | %s | %s |\n", markdownStatus[c.Status], mdText(c.Name), mdProse(c.Finding), mdProse(c.Action))
 	}
 	return ew.err
 }

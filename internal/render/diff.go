@@ -27,6 +27,9 @@ type DiffOptions struct {
 	FullDiffHint string
 	// Notes are words added to a resource's impact, by stack id and logical id: a likely move.
 	Notes map[[2]string]string
+	// FoldAssets counts the resources whose only change is an asset's hash (AssetOnly) in one
+	// line per stack instead of listing them (the review's default; asset-changes: show lists them).
+	FoldAssets bool
 }
 
 // Counts tallies resource changes across all stacks, nested ones included.

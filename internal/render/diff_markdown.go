@@ -19,6 +19,8 @@ const (
 	levelSummary          // one line
 	levelResources        // resource table and security tables
 	levelFull             // plus property changes and section changes
+
+	levelQuiet = -1 // unchanged: counted with the other unchanged stacks in one line
 )
 
 const (
@@ -42,22 +44,32 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 	head := "### cdkbot diff: " + mdText(headline(c)) + "\n\n" + attention(r, attentionMax)
 	levels := make([]int, len(r.Stacks))
 	parts := make([]string, len(r.Stacks))
+	var unchanged []*cfndiff.StackDiff
 	for i, s := range r.Stacks {
 		levels[i] = levelFull
 		parts[i] = stackMarkdown(s, levelFull, opts)
+		if !s.Changed() {
+			levels[i] = levelQuiet
+			unchanged = append(unchanged, s)
+		}
 	}
+	rest := unchangedLine(unchanged)
 	degraded := false
 	assemble := func() string {
 		var b strings.Builder
 		b.WriteString(head)
 		omitted := 0
 		for i, p := range parts {
-			if levels[i] == levelOmitted {
+			switch levels[i] {
+			case levelQuiet:
+				continue
+			case levelOmitted:
 				omitted++
 				continue
 			}
 			b.WriteString(p)
 		}
+		b.WriteString(rest)
 		if omitted > 0 {
 			fmt.Fprintf(&b, "\n… and %s not shown.\n", plural(omitted, "more stack", "more stacks"))
 		}
@@ -73,14 +85,14 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 	// Sizes are tracked rather than re-assembled on every step: a 100-stack diff degrades
 	// hundreds of times, and each assembly would copy megabytes.
 	const footerReserve = 600 // the "… more stacks" line and the note, with the hint
-	total := len(head)
+	total := len(head) + len(rest)
 	for _, p := range parts {
 		total += len(p)
 	}
 	for total+footerReserve > budget {
 		best := -1
 		for i := range parts {
-			if levels[i] == levelOmitted {
+			if levels[i] <= levelOmitted {
 				continue
 			}
 			if best < 0 || levels[i] > levels[best] || (levels[i] == levels[best] && len(parts[i]) > len(parts[best])) {
@@ -91,7 +103,7 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 		if best < 0 || levels[best] == levelSummary {
 			last := -1
 			for i := range parts {
-				if levels[i] != levelOmitted {
+				if levels[i] > levelOmitted {
 					last = i
 				}
 			}
@@ -166,10 +178,15 @@ func securityCounts(sec cfndiff.Security) string {
 	return strings.Join(parts, ", ")
 }
 
-func stackCounts(s *cfndiff.StackDiff) string {
+func stackCounts(s *cfndiff.StackDiff, opts DiffOptions) string {
 	counts := map[cfndiff.Impact]int{}
+	assets := 0
 	for _, x := range s.All() {
 		for _, r := range x.Diff.Resources {
+			if opts.FoldAssets && AssetOnly(r) {
+				assets++
+				continue
+			}
 			counts[r.Impact]++
 		}
 	}
@@ -190,6 +207,9 @@ func stackCounts(s *cfndiff.StackDiff) string {
 			parts = append(parts, plural(n, k.one, k.many))
 		}
 	}
+	if assets > 0 {
+		parts = append(parts, plural(assets, "asset changed", "assets changed"))
+	}
 	if len(parts) == 0 {
 		return s.Status.String()
 	}
@@ -202,9 +222,9 @@ func stackMarkdown(s *cfndiff.StackDiff, level int, opts DiffOptions) string {
 	if s.Environment != "" {
 		title += " " + mdCode(s.Environment, 80)
 	}
-	summary := title + " · " + mdText(stackCounts(s))
+	summary := title + " · " + mdText(stackCounts(s, opts))
 	if !s.Changed() {
-		return "- " + summary + "\n"
+		return "" // counted with the other unchanged stacks, in one line (unchangedLine)
 	}
 	if level == levelSummary {
 		return "- " + summary + " (details omitted for size)\n"
@@ -227,6 +247,7 @@ func stackMarkdown(s *cfndiff.StackDiff, level int, opts DiffOptions) string {
 func writeDiffMarkdown(b *strings.Builder, s *cfndiff.StackDiff, level int, opts DiffOptions) {
 	d := s.Diff
 	resources, hidden := visibleResources(d, opts)
+	resources, assets := foldAssets(resources, opts.FoldAssets)
 	if len(resources) > 0 {
 		b.WriteString("| | Resource | Type | Impact |\n|:-:|---|---|---|\n")
 		for _, r := range resources {
@@ -250,6 +271,10 @@ func writeDiffMarkdown(b *strings.Builder, s *cfndiff.StackDiff, level int, opts
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.Impact.Symbol(), name, mdCode(r.Type(), 120), impact)
 		}
 		b.WriteString("\n")
+	}
+	if len(assets) > 0 {
+		fmt.Fprintf(b, "%s: only their asset hashes changed (new code or files to deploy): %s.\n\n",
+			plural(len(assets), "asset changed", "assets changed"), namesList(assets, 3))
 	}
 	if hidden > 0 {
 		fmt.Fprintf(b, "<sub>%s with only metadata changes "+
@@ -297,7 +322,7 @@ func writePropertyTable(b *strings.Builder, resources []*cfndiff.ResourceChange)
 				}
 				oldText, newText := valuePair(dt.Old, dt.OldPresent, dt.New, dt.NewPresent, valueLimit)
 				rows = append(rows, fmt.Sprintf("| %s | %s | %s%s | %s | %s |",
-					mdCode(r.LogicalID, 80), mdCode(name, 120), p.Impact, why, mdCode(oldText, 0), mdCode(newText, 0)))
+					mdCode(r.LogicalID, 80), mdCode(name, 120), p.Impact, why, mdValue(oldText, 0), mdValue(newText, 0)))
 			}
 			if more {
 				rows = append(rows, fmt.Sprintf("| %s | %s | %s | … | more changes in this property |",
@@ -307,7 +332,7 @@ func writePropertyTable(b *strings.Builder, resources []*cfndiff.ResourceChange)
 		for _, o := range r.Other {
 			oldText, newText := valuePair(o.Old, o.OldPresent, o.New, o.NewPresent, valueLimit)
 			rows = append(rows, fmt.Sprintf("| %s | %s | update | %s | %s |",
-				mdCode(r.LogicalID, 80), mdCode(o.Key, 80), mdCode(oldText, 0), mdCode(newText, 0)))
+				mdCode(r.LogicalID, 80), mdCode(o.Key, 80), mdValue(oldText, 0), mdValue(newText, 0)))
 		}
 	}
 	if len(rows) == 0 {
@@ -376,7 +401,7 @@ func statementRows(sym string, sts []cfndiff.Statement) []string {
 		}
 		cond := ""
 		if st.HasCondition {
-			cond = mdCode(valueText(st.Condition, true, valueLimit), 0)
+			cond = mdValue(valueText(st.Condition, true, valueLimit), 0)
 		}
 		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", sym, st.Effect,
 			targetsCell(st.Actions), targetsCell(st.Resources), targetsCell(st.Principals), cond))
@@ -388,7 +413,7 @@ func statementRows(sym string, sts []cfndiff.Statement) []string {
 func targetsCell(t cfndiff.Targets) string {
 	parts := make([]string, len(t.Values))
 	for i, v := range t.Values {
-		parts[i] = mdCode(v, valueLimit)
+		parts[i] = mdValue(v, valueLimit)
 	}
 	s := strings.Join(parts, "<br>")
 	if t.Not {
@@ -406,4 +431,37 @@ func truncateLines(s string, limit int) string {
 		cut = 0
 	}
 	return s[:cut]
+}
+
+// namesList names up to limit resources, then how many more.
+func namesList(rs []*cfndiff.ResourceChange, limit int) string {
+	var names []string
+	for i, r := range rs {
+		if i == limit {
+			names = append(names, fmt.Sprintf("and %d more", len(rs)-limit))
+			break
+		}
+		names = append(names, mdCode(r.LogicalID, 80))
+	}
+	return strings.Join(names, ", ")
+}
+
+// unchangedStackNames is how many unchanged stacks a diff names before counting the rest.
+const unchangedStackNames = 5
+
+// unchangedLine counts the stacks that do not change in one line, naming the first few.
+func unchangedLine(stacks []*cfndiff.StackDiff) string {
+	if len(stacks) == 0 {
+		return ""
+	}
+	var names []string
+	for i, s := range stacks {
+		if i == unchangedStackNames {
+			names = append(names, fmt.Sprintf("and %d more", len(stacks)-unchangedStackNames))
+			break
+		}
+		names = append(names, "<b>"+mdHTML(truncate(stackTitle(s), 120))+"</b>")
+	}
+	return fmt.Sprintf("\n%s: %s.\n", plural(len(stacks), "stack unchanged", "stacks unchanged"),
+		strings.Join(names, ", "))
 }

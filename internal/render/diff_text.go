@@ -63,6 +63,7 @@ func writeStackText(ew *errWriter, p palette, s *cfndiff.StackDiff, opts DiffOpt
 	d := s.Diff
 	in := indent + "  "
 	resources, hidden := visibleResources(d, opts)
+	resources, assets := foldAssets(resources, opts.FoldAssets)
 	if len(resources) > 0 {
 		ew.printf("%sResources\n", in)
 	}
@@ -105,6 +106,18 @@ func writeStackText(ew *errWriter, p palette, s *cfndiff.StackDiff, opts DiffOpt
 			oldText, newText := valuePair(o.Old, o.OldPresent, o.New, o.NewPresent, 80)
 			ew.printf("%s[~] %s  %s → %s\n", detail, Clean(o.Key), Clean(oldText), Clean(newText))
 		}
+	}
+	if len(assets) > 0 {
+		var names []string
+		for i, r := range assets {
+			if i == 5 {
+				names = append(names, fmt.Sprintf("and %d more", len(assets)-5))
+				break
+			}
+			names = append(names, Clean(r.LogicalID))
+		}
+		ew.printf("%s%s: only their asset hashes changed (%s; --asset-changes show lists them)\n", in,
+			plural(len(assets), "asset changed", "assets changed"), strings.Join(names, ", "))
 	}
 	if hidden > 0 {
 		ew.printf("%s%s\n", in, p.dim(fmt.Sprintf(

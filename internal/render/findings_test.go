@@ -180,8 +180,8 @@ func TestFindingsAndMovesFitTheSmallestBudget(t *testing.T) {
 		if b.Len() > budget {
 			t.Errorf("budget %d: %d bytes", budget, b.Len())
 		}
-		if !strings.Contains(b.String(), "### cdkbot review: ") || !strings.Contains(b.String(), "**Blocked by `validation-error`**") {
-			t.Errorf("budget %d: the headline or the verdict is missing", budget)
+		if !strings.HasPrefix(b.String()[strings.Index(b.String(), "###"):], "### ⚠️ needs approval · cdkbot review") || !strings.Contains(b.String(), "**Blocked by `validation-error`**") {
+			t.Errorf("budget %d: the headline or the verdict is missing:\n%.600s", budget, b.String())
 		}
 		assertBalanced(t, b.String())
 	}

@@ -56,23 +56,22 @@ func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int
 		Replace: r.Diff.Summary.Replace, MayReplace: r.Diff.Summary.MayReplace,
 		Destroy: r.Diff.Summary.Destroy, Orphan: r.Diff.Summary.Orphan, Import: r.Diff.Summary.Import,
 		StacksChanged: r.Diff.Summary.StacksChanged, Broadened: r.Diff.Summary.Broadening}
-	head := headline(c)
-	if r.Failed {
-		head += " · blocked"
+	verdict := verdictOf(false, r.Gates, c.StacksChanged > 0)
+	if r.Failed && verdict < NeedsApproval {
+		verdict = Blocked // failed for a reason the gates do not show (the base)
 	}
-	b.WriteString("### cdkbot review: " + mdText(truncate(head, 400)) + "\n\n")
+	b.WriteString(verdictLine(verdict) + "\n")
+	if c.StacksChanged > 0 {
+		b.WriteString(mdText(truncate(headline(c), 400)) + "\n\n")
+	}
+	b.WriteString(provenance(&review.Report{HeadSHA: headSHA}, Links{}))
 	b.WriteString("> [!NOTE]\n> This pull request comes from a fork: its review ran in the fork's workflow " +
 		"and was re-rendered here from the data it reported. " +
 		"cdkbot cannot verify that data, so a deploy does not count this review as reviewed.\n\n")
-	blocked := false
 	for _, g := range r.Gates {
 		if g.Failing() {
-			blocked = true
 			fmt.Fprintf(&b, "> [!CAUTION]\n> **Blocked by %s**: %s.\n\n", mdSpan(g.Name, 40), gateItems(g))
 		}
-	}
-	if !blocked {
-		b.WriteString("No gate blocks this change.\n\n")
 	}
 	for i, s := range r.Diff.Stacks {
 		if s.Status == "unchanged" || len(s.Resources) == 0 {

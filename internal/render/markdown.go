@@ -24,6 +24,20 @@ func mdCode(s string, limit int) string {
 	return "<code>" + mdHTML(truncate(s, limit)) + "</code>"
 }
 
+// mdValue renders a value (JSON, an ARN, a path) as mdCode does, with line-break opportunities
+// (<wbr>: invisible, copied as nothing) after its commas, so long JSON wraps inside its table
+// cell instead of stretching the table past the page (browsers break no line after a comma
+// that a quote or a letter follows).
+func mdValue(s string, limit int) string {
+	s = truncate(s, limit)
+	if len(s) <= 32 {
+		return mdCode(s, 0)
+	}
+	return "<code>" + valueBreaker.Replace(mdHTML(s)) + "</code>"
+}
+
+var valueBreaker = strings.NewReplacer(",", ",<wbr>")
+
 // mdSpan renders s as a Markdown code span (`s`) when it holds only characters that read the
 // same there (a label, a gate's name), else as mdCode: a code span shows entities as written.
 func mdSpan(s string, limit int) string {
@@ -45,6 +59,25 @@ var textEscaper = strings.NewReplacer(
 	"<", "&lt;", ">", "&gt;", "(", "\\(", ")", "\\)", "#", "\\#", "+", "\\+", "!", "\\!", "|", "\\|",
 	"~", "\\~", "&", "&amp;", "\r\n", " ", "\n", " ", "\r", " ",
 )
+
+// mdProse renders cdkbot's own sentences (a compatibility finding, what to do), where `…` marks a
+// command or a name: those parts as code (mdCode), the rest as text (mdText). An unpaired
+// backtick is text. Everything in them is escaped as data, since sentences quote the assembly.
+func mdProse(s string) string {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		switch {
+		case i%2 == 0:
+			b.WriteString(mdText(p))
+		case i == len(parts)-1: // unpaired: the backtick is text
+			b.WriteString(mdText("`" + p))
+		default:
+			b.WriteString(mdCode(p, 0))
+		}
+	}
+	return b.String()
+}
 
 // mdText escapes s for use as plain Markdown text.
 func mdText(s string) string { return unlinker.Replace(textEscaper.Replace(escapeUnsafe(s, true))) }

@@ -101,10 +101,27 @@ func reviewMarker(r *review.Report, budget int) Marker {
 }
 
 // ReviewHeadline is the one line a reviewer acts on, as plain text (the check run's title): the
-// names in it cleaned.
-func ReviewHeadline(r *review.Report) string { return Clean(reviewHeadline(r)) }
+// verdict first, then what it is about, the names in it cleaned.
+func ReviewHeadline(r *review.Report) string {
+	v := ReviewVerdict(r)
+	h := v.Glyph() + " " + v.String()
+	if d := reviewDetails(r); d != "" {
+		h += " · " + Clean(d)
+	}
+	return h
+}
 
+// reviewHeadline is the terminal's headline: what the change does, then "blocked" when it is.
 func reviewHeadline(r *review.Report) string {
+	parts := headlineParts(r)
+	if r.Failed() {
+		parts = append(parts, "blocked")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// headlineParts are what a review is about: what changes, what is dangerous, what else blocks.
+func headlineParts(r *review.Report) []string {
 	d := DiffReport{Stacks: r.Stacks}
 	c := d.Count()
 	parts := []string{}
@@ -152,10 +169,7 @@ func reviewHeadline(r *review.Report) string {
 	if r.BaseUnavailable != "" {
 		parts = append(parts, "base failed to synthesize")
 	}
-	if r.Failed() {
-		parts = append(parts, "blocked")
-	}
-	return strings.Join(parts, " · ")
+	return parts
 }
 
 // replacementCause names the replacement to act on: a resource replaced because its own properties
@@ -316,19 +330,38 @@ const headGivenNote = "The head assembly was given to cdkbot (head-assembly), " 
 
 // ReviewMarkdown writes the PR comment within budget bytes (0: GitHub's limit), marker first.
 func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
+	return ReviewComment(w, r, CommentView{Budget: budget})
+}
+
+// CommentView is what a review's comment shows beyond the report: its size, and where on GitHub
+// its commits and run are.
+type CommentView struct {
+	Budget int // bytes (0: GitHub's limit)
+	Links  Links
+}
+
+// ReviewComment writes the PR comment within v.Budget bytes, marker first: the verdict on one
+// line, what the change does, the commits and run it is of, the gates that block it, the diff,
+// then compatibility and policy.
+func ReviewComment(w io.Writer, r *review.Report, v CommentView) error {
+	budget := v.Budget
 	if budget <= 0 {
 		budget = GitHubCommentLimit
 	}
 	var head, tail bytes.Buffer
 	head.WriteString(reviewMarker(r, budget).comment() + "\n")
-	head.WriteString("### cdkbot review: " + mdText(truncate(reviewHeadline(r), 400)) + "\n\n")
+	head.WriteString(verdictLine(ReviewVerdict(r)) + "\n")
+	if details := reviewDetails(r); details != "" {
+		head.WriteString(mdText(truncate(details, 400)) + "\n\n")
+	}
+	head.WriteString(provenance(r, v.Links))
 	if r.HeadGiven {
 		head.WriteString("> [!NOTE]\n> " + headGivenNote + "\n\n")
 	}
 	for _, n := range r.Notes {
 		head.WriteString("> [!WARNING]\n> " + mdText(truncate(n, 1000)) + "\n\n")
 	}
-	writeGatesMarkdown(&head, r, budget/4)
+	writeGatesMarkdown(&head, r, budget/4, v.Links)
 	head.WriteString(movesMarkdown(r.Moves, budget/8))
 	head.WriteString(deployedMarkdown(r.Deployed, budget/4))
 	head.WriteString(driftMarkdown(r.Drift, budget/8))
@@ -356,6 +389,7 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 	var diff bytes.Buffer
 	if diffBudget > 500 {
 		if err := DiffMarkdown(&diff, DiffReport{Stacks: r.Stacks}, DiffOptions{Budget: diffBudget,
+			FoldAssets:   !r.ShowAssetChanges,
 			FullDiffHint: "The full diff is in the job summary and the report artifact.",
 			Notes:        moveNotes(r.Moves)}); err != nil {
 			return err
@@ -364,6 +398,9 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 		if i := bytes.IndexByte(diff.Bytes(), '\n'); i >= 0 && bytes.HasPrefix(diff.Bytes(), []byte("### ")) {
 			diff.Next(i + 1)
 		}
+		for bytes.HasPrefix(diff.Bytes(), []byte("\n")) { // the sections above end with a blank line
+			diff.Next(1)
+		}
 	}
 	for _, b := range [][]byte{head.Bytes(), diff.Bytes(), tail.Bytes()} {
 		if _, err := w.Write(b); err != nil {
@@ -371,6 +408,16 @@ func ReviewMarkdown(w io.Writer, r *review.Report, budget int) error {
 		}
 	}
 	return nil
+}
+
+// reviewDetails is what the headline's verdict is about: what changes, what is dangerous, what
+// blocks; "" when nothing changes and nothing else is to be said.
+func reviewDetails(r *review.Report) string {
+	h := strings.Join(headlineParts(r), " · ")
+	if h == "no changes" {
+		return ""
+	}
+	return h
 }
 
 // compactSections is compatibility and policy in a line each.
@@ -387,12 +434,42 @@ func compactSections(r *review.Report) string {
 	return strings.Join(parts, " · ") + " — the full report is in the job summary."
 }
 
-func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
+// gateWhy says once, for a gate's caution, what its items have in common and what to do.
+var gateWhy = map[string]string{
+	review.GateIncomplete: "the assembly cannot be deployed as synthesized (the CDK CLI refuses it too), " +
+		"and no approval changes that: resolve these, then synthesize again.",
+	review.GateExportInUse: "CloudFormation refuses to change an export that a deployed stack imports, " +
+		"and no approval changes that. Deploy in two steps: first stop importing it, then change it.",
+	review.GateReplaceNamed: "CloudFormation cannot replace a resource that keeps its custom name, " +
+		"and no approval changes that: set a new name, or remove it so CloudFormation names it.",
+	review.GateDestroyStateful:    "stateful resources are replaced or destroyed, and their data with them.",
+	review.GateReplace:            "resources are replaced.",
+	review.GateDestroy:            "resources are destroyed.",
+	review.GateOrphan:             "resources leave their stack but stay in AWS.",
+	review.GateSecurityBroadening: "permissions broaden.",
+	review.GateCompatFail:         "a compatibility check fails.",
+	review.GatePolicyError:        "the policy finds errors.",
+	review.GateValidationError: "the app's own validation finds new errors (or a validation plugin failed, " +
+		"or its report cannot be read).",
+	review.GateDrift: "resources the change touches were changed outside CloudFormation.",
+}
+
+// GateAdvice is what a gate's items have in common and what to do about them, said once beside
+// the items (a check-run annotation, a caution); "" for an unknown gate.
+func GateAdvice(gate string) string {
+	why := gateWhy[gate]
+	if why == "" {
+		return ""
+	}
+	return strings.ToUpper(why[:1]) + why[1:]
+}
+
+func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int, links Links) {
 	if r.BaseUnavailable != "" {
 		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked: %s.** Without the base cdkbot cannot tell what this change "+
 			"replaces or destroys, so it fails closed; below is the head alone, every resource as if created. "+
-			"Fix the base, or set base-failure: first-deployment to review against nothing.\n\n",
-			mdText(r.BaseUnavailable))
+			"Fix the base, or set base-failure: first-deployment to review against nothing.%s\n\n",
+			mdText(r.BaseUnavailable), reReview(links))
 	}
 	var failing, overridden []review.Gate
 	for _, g := range r.Gates {
@@ -404,37 +481,28 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
 		}
 	}
 	if len(failing) == 0 && len(overridden) == 0 && r.BaseUnavailable == "" {
-		b.WriteString("No gate blocks this change.\n\n")
-		return
+		return // the headline's verdict says so
 	}
 	for _, g := range failing {
-		switch g.Name {
-		case review.GateIncomplete:
-			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. "+
-				"The assembly cannot be deployed as synthesized (the CDK CLI refuses it too), "+
-				"and no approval changes that: resolve these, then synthesize again.\n\n", g.Name, gateItems(g))
-			continue
-		case review.GateExportInUse, review.GateReplaceNamed:
-			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. "+
-				"CloudFormation would refuse this deploy, and no approval changes that.\n\n", g.Name, gateItems(g))
-			continue
-		}
-		if len(g.Uncovered) > 0 {
-			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: new since the approval (%s): %s. "+
+		name := mdSpan(g.Name, 40)
+		switch {
+		case !review.Approvable(g.Name):
+			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by %s**: %s\n%s\n", name, gateWhy[g.Name], gateList(g.Items))
+		case len(g.Uncovered) > 0:
+			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by %s**: new since the approval (%s). "+
 				"An approval covers what its approver saw; re-approve (remove and add the label %s again, "+
-				"or approve the pull request) after reading this review.\n\n",
-				g.Name, mdText(ApprovedBy(r.Approvals)), mdText(strings.Join(g.Uncovered, "; ")),
-				mdSpan(r.OverrideLabel, 100))
-			continue
+				"or approve the pull request) after reading this review.\n%s\n",
+				name, mdText(ApprovedBy(r.Approvals)), mdSpan(r.OverrideLabel, 100), gateList(g.Uncovered))
+		default:
+			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by %s**: %s Add the label %s to approve.\n%s\n",
+				name, gateWhy[g.Name], mdSpan(r.OverrideLabel, 100), gateList(g.Items))
 		}
-		fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by `%s`**: %s. Add the label %s to approve.\n\n",
-			g.Name, gateItems(g), mdSpan(r.OverrideLabel, 100))
 	}
 	for _, g := range overridden {
-		fmt.Fprintf(b, "> [!WARNING]\n> Gate `%s` would block (%s); %s.\n\n",
-			g.Name, gateItems(g), mdText(ApprovedBy(r.Approvals)))
+		fmt.Fprintf(b, "> [!WARNING]\n> Gate %s would block; %s.\n%s\n",
+			mdSpan(g.Name, 40), mdText(ApprovedBy(r.Approvals)), gateList(g.Items))
 	}
-	// Long lists: the lines above name a few; every item is in one table.
+	// Long lists: the cautions name a few; every item is in one table.
 	rows := boundedRows{budget: tableBudget}
 	for _, g := range append(failing, overridden...) {
 		if len(g.Items) <= gateInline {
@@ -452,6 +520,20 @@ func writeGatesMarkdown(b *bytes.Buffer, r *review.Report, tableBudget int) {
 		fmt.Fprintf(b, "<details><summary>Every gate item (%d)</summary>\n\n"+
 			"| Gate | Item |\n|---|---|\n%s%s\n\n</details>\n\n", rows.total, strings.Join(rows.rows, "\n"), more)
 	}
+}
+
+// gateList lists a gate's items inside its caution, one a line: the first gateInline, then how
+// many more are in the table below.
+func gateList(items []string) string {
+	var b strings.Builder
+	for i, it := range items {
+		if i == gateInline {
+			fmt.Fprintf(&b, "> - and %d more (all %d in the table below)\n", len(items)-gateInline, len(items))
+			break
+		}
+		b.WriteString("> - " + mdText(truncate(it, gateItemLimit)) + "\n")
+	}
+	return b.String()
 }
 
 // gateInline is how many items a gate line names before the rest go to the table;
@@ -494,6 +576,7 @@ func gateItems(g review.Gate) string {
 
 // ReviewText writes the review for a terminal; names, values, notes and approvers are cleaned.
 func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
+	opts.FoldAssets = !r.ShowAssetChanges
 	ew := &errWriter{w: w}
 	ew.printf("cdkbot review: %s\n", Clean(reviewHeadline(r)))
 	if r.BaseUnavailable != "" {
@@ -511,6 +594,9 @@ func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 		switch {
 		case g.Failing():
 			ew.printf("  ✗ gate %s blocks: %s\n", Clean(g.Name), items)
+			if !review.Approvable(g.Name) {
+				ew.printf("    → %s\n", GateAdvice(g.Name))
+			}
 		case g.Overridden:
 			ew.printf("  ! gate %s %s: %s\n", Clean(g.Name), Clean(ApprovedBy(r.Approvals)), items)
 		case g.Triggered:

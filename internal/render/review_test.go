@@ -62,7 +62,8 @@ func TestLongGateListsCollapse(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if !strings.Contains(out, "Bucket2 \\(AWS::S3::Bucket\\) in Data and 9 more (all 12 in the table below)") || strings.Contains(out, "Bucket3 \\(AWS::S3::Bucket\\) in Data;") ||
+	if !strings.Contains(out, "> - Bucket2 \\(AWS::S3::Bucket\\) in Data\n> - and 9 more (all 12 in the table below)\n") ||
+		strings.Contains(out, "> - Bucket3") ||
 		!strings.Contains(out, "<summary>Every gate item (12)</summary>") || strings.Count(out, "| <code>destroy</code> |") != 12 {
 		t.Errorf("collapse:\n%s", out)
 	}
@@ -95,7 +96,8 @@ func TestHostileReportFitsTheSmallestBudget(t *testing.T) {
 		if b.Len() > budget {
 			t.Errorf("budget %d: %d bytes", budget, b.Len())
 		}
-		if !strings.Contains(b.String(), "### cdkbot review: ") || !strings.Contains(b.String(), "**Blocked by `replace`**") {
+		if !strings.Contains(b.String(), "\n### ⚠️ needs approval · cdkbot review\n") ||
+			!strings.Contains(b.String(), "**Blocked by `replace`**") {
 			t.Errorf("budget %d: the headline or the verdict is missing", budget)
 		}
 	}

@@ -96,6 +96,9 @@ type Input struct {
 	// logical id, from change sets created for the head and never executed: where it differs
 	// from the specification's, CloudFormation's wins and the review says so.
 	Verdicts map[string]map[string]string
+	// ShowAssetChanges lists the resources whose only change is an asset's hash (new Lambda code,
+	// new files to deploy) one by one; by default views fold them into a count per stack.
+	ShowAssetChanges bool
 }
 
 // Approval is someone's permission to go ahead although gates fail: the override label applied
@@ -222,6 +225,8 @@ type Report struct {
 	// Moves are resources most likely moved (a renamed construct, a construct moved between
 	// stacks), not destroyed and created.
 	Moves []Move `json:"moves,omitempty"`
+	// ShowAssetChanges: views list asset-hash-only changes instead of counting them (Input's).
+	ShowAssetChanges bool `json:"-"`
 }
 
 // Failed is true when a gate fails, or the base could not be read: the check run's conclusion.
@@ -245,7 +250,8 @@ func Run(in Input) (*Report, error) {
 	}
 	rep := &Report{Key: in.Key, HeadSHA: in.HeadSHA, BaseSHA: in.BaseSHA, MergeSHA: in.MergeSHA,
 		OverrideLabel: in.OverrideLabel, Approvals: in.Approvals, TemplateHash: map[string]string{},
-		Notes: in.Notes, BaseUnavailable: in.BaseUnavailable, HeadGiven: in.HeadGiven}
+		Notes: in.Notes, BaseUnavailable: in.BaseUnavailable, HeadGiven: in.HeadGiven,
+		ShowAssetChanges: in.ShowAssetChanges}
 	if rep.OverrideLabel == "" {
 		rep.OverrideLabel = DefaultOverrideLabel
 	}
@@ -376,14 +382,17 @@ func gates(rep *Report, spec *resourcespec.Spec, in Input, minimum cfndiff.Sever
 					items[GateOrphan] = append(items[GateOrphan], what)
 				}
 				if r.RefusedName != "" {
-					items[GateReplaceNamed] = append(items[GateReplaceNamed], what+": "+r.Refusal())
+					items[GateReplaceNamed] = append(items[GateReplaceNamed], what+" keeps its "+r.RefusedName)
 				}
 				if t := spec.Type(r.OldType); t != nil && t.Stateful && losesData(r) {
 					items[GateDestroyStateful] = append(items[GateDestroyStateful], fmt.Sprintf("%s: %s", what, r.Consequence()))
 				}
 			}
 			for _, e := range s.ExportsInUse {
-				items[GateExportInUse] = append(items[GateExportInUse], s.ID+": "+e.String())
+				// What the export's items share (CloudFormation refuses; deploy in two steps) is
+				// the gate's to say, once: each item names the export, why and who imports it.
+				items[GateExportInUse] = append(items[GateExportInUse], fmt.Sprintf("%s: export %s (%s) is imported by %s",
+					s.ID, e.Name, e.Why, strings.Join(e.Importers, ", ")))
 			}
 			for _, f := range s.Diff.Security.Findings() {
 				if f.Severity >= minimum {

@@ -5,7 +5,8 @@
 // gives is checked against the response schema, built from real webhook payloads. A violation
 // fails the test. It models what cdkbot relies on: token kinds and the identities GitHub shows
 // for them, issue comments with pagination, minimizing, pull requests, who labelled them, their
-// reviews, collaborator permissions, check runs, deployments, issues; with faults on demand
+// reviews, collaborator permissions, check runs, deployments, issues, labels set and removed
+// (recorded as label events by the token's login); with faults on demand
 // (scripted answers before or after acting, a request stored and its answer lost).
 package ghserver
 
@@ -526,6 +527,47 @@ func (s *Server) serveREST(
 			}
 		}
 		notFound(w)
+	case "issues/delete-comment":
+		id, _ := strconv.ParseInt(parts[5], 10, 64)
+		for n, cs := range s.Comments {
+			for i, c := range cs {
+				if c.ID == id {
+					if !strings.EqualFold(c.User, who.REST()) {
+						writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration"})
+						return
+					}
+					s.Comments[n] = slices.Delete(cs, i, i+1)
+					w.WriteHeader(http.StatusNoContent)
+					return
+				}
+			}
+		}
+		notFound(w)
+	case "issues/add-labels":
+		pr, ok := s.Pulls[num(4)]
+		if !ok {
+			notFound(w)
+			return
+		}
+		for _, name := range labelNames(body) {
+			if !slices.Contains(pr.Labels, name) {
+				pr.Labels = append(pr.Labels, name)
+				s.LabelEvents[pr.Number] = append(s.LabelEvents[pr.Number],
+					LabelEvent{Label: name, Actor: who.REST(), At: s.tick()})
+			}
+		}
+		writeJSON(w, http.StatusOK, labelsJSON(s.t, pr.Labels))
+	case "issues/remove-label":
+		pr, ok := s.Pulls[num(4)]
+		if !ok || !slices.Contains(pr.Labels, parts[6]) {
+			writeJSON(w, http.StatusNotFound, map[string]any{"message": "Label does not exist",
+				"documentation_url": "https://docs.github.com/rest/issues/labels#remove-a-label-from-an-issue"})
+			return
+		}
+		pr.Labels = slices.DeleteFunc(pr.Labels, func(l string) bool { return l == parts[6] })
+		s.LabelEvents[pr.Number] = append(s.LabelEvents[pr.Number],
+			LabelEvent{Label: parts[6], Actor: who.REST(), Removed: true, At: s.tick()})
+		writeJSON(w, http.StatusOK, labelsJSON(s.t, pr.Labels))
 	case "pulls/get":
 		pr, ok := s.Pulls[num(4)]
 		if !ok {
@@ -882,6 +924,28 @@ func nilIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// labelNames reads the labels of an add-labels body, in any of the shapes GitHub takes: a list
+// of names, {"labels": [names]}, or either with {"name": ...} objects.
+func labelNames(body []byte) []string {
+	var raw any
+	_ = json.Unmarshal(body, &raw)
+	if m, ok := raw.(map[string]any); ok {
+		raw = m["labels"]
+	}
+	var out []string
+	for _, l := range asList(raw) {
+		switch v := l.(type) {
+		case string:
+			out = append(out, v)
+		case map[string]any:
+			if n, ok := v["name"].(string); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 func asList(v any) []any {
