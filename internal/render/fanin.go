@@ -89,7 +89,8 @@ func FanInMarkdown(w io.Writer, c apps.Combined, budget int) error {
 	if budget <= 0 {
 		budget = GitHubCommentLimit
 	}
-	marker := Marker{Tool: "cdkbot", Key: c.Key, HeadSHA: c.HeadSHA, Blocked: c.Failed(), Unverified: true}.comment() + "\n"
+	m := Marker{Tool: "cdkbot", Key: c.Key, HeadSHA: c.HeadSHA, Blocked: c.Failed(), Unverified: true}
+	marker := m.comment() + "\n"
 	budget -= len(marker)
 	var b bytes.Buffer
 	b.WriteString("### cdkbot review: " + mdText(FanInHeadline(c)) + "\n\n")
