@@ -32,6 +32,7 @@ type matrixLeg struct {
 	// actions/upload-artifact accepts.
 	Artifact string      `json:"artifact"`
 	Status   apps.Status `json:"status"`
+	Why      string      `json:"why"`
 }
 
 // fanOutMatrix is `cdkbot apps --format github-matrix`: the legs to run as a strategy matrix
@@ -72,7 +73,7 @@ func contextString(ctx map[string]string) string {
 
 func toMatrixLeg(l apps.Leg) matrixLeg {
 	return matrixLeg{App: l.App, Dir: l.Dir, Environment: l.Environment, Context: contextString(l.Context),
-		Key: l.Key, Artifact: ReportArtifact(l.App, l.Environment, l.Key), Status: l.Status}
+		Key: l.Key, Artifact: ReportArtifact(l.App, l.Environment, l.Key), Status: l.Status, Why: l.Why}
 }
 
 // FanOutMatrix writes the fan-out as one line of JSON for $GITHUB_OUTPUT.
@@ -117,7 +118,7 @@ func ParseFanOut(raw []byte) (FanOut, error) {
 				ctx = nil
 			}
 			f.Legs = append(f.Legs, apps.Leg{App: l.App, Dir: l.Dir, Environment: l.Environment, Context: ctx,
-				Key: l.Key, Status: l.Status})
+				Key: l.Key, Status: l.Status, Why: l.Why})
 		}
 	}
 	if f.Key == "" {
