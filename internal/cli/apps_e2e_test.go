@@ -11,7 +11,26 @@ import (
 	"github.com/cdkbot/cdkbot/internal/action"
 	"github.com/cdkbot/cdkbot/internal/ghaction"
 	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
+	"github.com/cdkbot/cdkbot/internal/testutil/gitcli"
 )
+
+// runTB is run for tests and benchmarks alike.
+func runTB(args ...string) (code int, stdout, stderr string) {
+	var out, errOut strings.Builder
+	code = Main(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeJSONTB(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // monorepoApps are the fixture's three apps: two languages (their cdk.json app commands), each
 // with the assembly its synthesis produces committed as cdk.out.
@@ -22,7 +41,7 @@ var monorepoApps = map[string]string{
 }
 
 // writeApp writes app's cdk.json and an assembly of one stack holding resources.
-func writeApp(t *testing.T, repo, app string, resources ...string) {
+func writeApp(t testing.TB, repo, app string, resources ...string) {
 	t.Helper()
 	dir := filepath.Join(repo, filepath.FromSlash(app))
 	out := filepath.Join(dir, "cdk.out")
@@ -30,7 +49,11 @@ func writeApp(t *testing.T, repo, app string, resources ...string) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "cdk.json"), []byte(monorepoApps[app]), 0o644); err != nil {
+	cdkJSON, ok := monorepoApps[app]
+	if !ok {
+		cdkJSON = `{"app":"node app.js"}`
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cdk.json"), []byte(cdkJSON), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	stack := strings.ReplaceAll(strings.Title(strings.ReplaceAll(app, "/", " ")), " ", "") //nolint:staticcheck // ASCII names
@@ -38,17 +61,17 @@ func writeApp(t *testing.T, repo, app string, resources ...string) {
 	for _, r := range resources {
 		res[r] = map[string]any{"Type": "AWS::SQS::Queue"}
 	}
-	writeJSONFile(t, filepath.Join(out, "manifest.json"), map[string]any{"version": "36.0.0", "artifacts": map[string]any{
+	writeJSONTB(t, filepath.Join(out, "manifest.json"), map[string]any{"version": "36.0.0", "artifacts": map[string]any{
 		stack: map[string]any{"type": "aws:cloudformation:stack", "environment": "aws://123456789012/eu-west-1",
 			"properties": map[string]any{"templateFile": stack + ".template.json"}}}})
-	writeJSONFile(t, filepath.Join(out, stack+".template.json"), map[string]any{"Resources": res})
+	writeJSONTB(t, filepath.Join(out, stack+".template.json"), map[string]any{"Resources": res})
 }
 
 // monorepo is the fixture repository on main: three apps, a workspace package.json every app's
 // synthesis reads, and .cdkbot.yml giving each app two environments.
-func monorepo(t *testing.T) (dir, base string) {
+func monorepo(t testing.TB) (dir, base string) {
 	dir = t.TempDir()
-	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitcli.Run(t, dir, "init", "-q")
 	for app := range monorepoApps {
 		writeApp(t, dir, app, "Queue")
 	}
@@ -61,9 +84,9 @@ func monorepo(t *testing.T) (dir, base string) {
 			t.Fatal(err)
 		}
 	}
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", "three apps")
-	return dir, gitRun(t, dir, "rev-parse", "HEAD")
+	gitcli.Run(t, dir, "add", "-A")
+	gitcli.Run(t, dir, "commit", "-q", "-m", "three apps")
+	return dir, gitcli.Run(t, dir, "rev-parse", "HEAD")
 }
 
 type matrixOutput struct {
@@ -77,9 +100,9 @@ type matrixOutput struct {
 
 // fanOut runs `cdkbot apps` as the workflow's first job does and returns its matrix and the
 // file the fan-in reads it from.
-func fanOut(t *testing.T, repo, base, head string) (matrixOutput, string) {
+func fanOut(t testing.TB, repo, base, head string) (matrixOutput, string) {
 	t.Helper()
-	code, stdout, stderr := run(t, "apps", "--repo", repo, "--base", base, "--head", head, "--key", "cdk/review",
+	code, stdout, stderr := runTB("apps", "--repo", repo, "--base", base, "--head", head, "--key", "cdk/review",
 		"--format", "github-matrix")
 	var m matrixOutput
 	if code != ExitOK || json.Unmarshal([]byte(stdout), &m) != nil {
@@ -95,7 +118,7 @@ func fanOut(t *testing.T, repo, base, head string) (matrixOutput, string) {
 // runLeg runs one matrix leg as the action does on pull_request (runAction's review), with the
 // leg's key as the key input gives it, its comment and check run off: its report file goes to
 // RUNNER_TEMP, here the directory its artifact is downloaded to.
-func runLeg(t *testing.T, repo, dir, key, artifact, reports string) {
+func runLeg(t testing.TB, repo, dir, key, artifact, reports string) {
 	t.Helper()
 	t.Setenv("INPUT_WORKING-DIRECTORY", filepath.Join(repo, filepath.FromSlash(dir)))
 	t.Setenv("INPUT_KEY", key)
@@ -129,7 +152,7 @@ func runLeg(t *testing.T, repo, dir, key, artifact, reports string) {
 }
 
 // synthesized reads the synthesis log: the app directories synthesized, one line per run.
-func synthesized(t *testing.T, log string) map[string]int {
+func synthesized(t testing.TB, log string) map[string]int {
 	raw, _ := os.ReadFile(log)
 	out := map[string]int{}
 	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
@@ -151,11 +174,11 @@ func TestMonorepoFanOutFanIn(t *testing.T) {
 	srv := ghserver.New(t, actionToken)
 	log := filepath.Join(t.TempDir(), "synth.log")
 
-	gitRun(t, repo, "checkout", "-q", "-b", "topic")
+	gitcli.Run(t, repo, "checkout", "-q", "-b", "topic")
 	writeApp(t, repo, "services/shop/infra", "Queue", "DeadLetters")
-	gitRun(t, repo, "add", "-A")
-	gitRun(t, repo, "commit", "-q", "-m", "shop: a dead-letter queue")
-	head := gitRun(t, repo, "rev-parse", "HEAD")
+	gitcli.Run(t, repo, "add", "-A")
+	gitcli.Run(t, repo, "commit", "-q", "-m", "shop: a dead-letter queue")
+	head := gitcli.Run(t, repo, "rev-parse", "HEAD")
 
 	actionEnv(t, srv, actionToken, "pull_request", prEvent(t, "synchronize", head, base))
 	t.Setenv("INPUT_BASE-ASSEMBLY", "")
@@ -210,8 +233,8 @@ func TestMonorepoFanOutFanIn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "package.json"), []byte(`{"private":true,"workspaces":["*"]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitRun(t, repo, "commit", "-q", "-am", "workspace: every package")
-	head = gitRun(t, repo, "rev-parse", "HEAD")
+	gitcli.Run(t, repo, "commit", "-q", "-am", "workspace: every package")
+	head = gitcli.Run(t, repo, "rev-parse", "HEAD")
 	actionEnv(t, srv, actionToken, "pull_request", prEvent(t, "synchronize", head, base))
 	t.Setenv("INPUT_BASE-ASSEMBLY", "")
 	t.Setenv("INPUT_HEAD-ASSEMBLY", "")
