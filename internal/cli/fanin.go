@@ -124,9 +124,3 @@ func postFanIn(ctx context.Context, r *actionRun, in action.FanInRequest) error 
 	in.ReadOnly = pr.Fork && r.rt.EventName() != "pull_request_target"
 	return action.FanIn(ctx, action.Deps{GitHub: gh, Runner: cleanRunner{r.rt}}, in)
 }
-
-// key is this job's comment key: the key input (a hand-written matrix gives each leg its own),
-// else workflow/job/working-directory.
-func (r *actionRun) key() (string, error) {
-	return action.CommentKey(r.rt.Input("key"), r.rt.Key(r.workdir))
-}
