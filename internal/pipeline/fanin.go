@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -33,7 +35,18 @@ type LegFile struct {
 // ReadLegReports reads every report file below dir (one per downloaded artifact), never
 // through a link, each at most MaxLegReport bytes. A file that cannot be read is skipped with
 // a note saying why: no leg is credited with it, so its leg counts as missing (fail closed).
+//
+// A missing directory is no report at all (actions/download-artifact makes none when no leg
+// uploaded one): every touched leg is then missing, which blocks.
 func ReadLegReports(dir string) (files []LegFile, notes []string, err error) {
+	switch st, err := os.Lstat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, []string{fmt.Sprintf("no report came back: %s does not exist", dir)}, nil
+	case err != nil:
+		return nil, nil, failure.InputErr(err)
+	case !st.IsDir():
+		return nil, nil, failure.Inputf("%s is not a directory: name the directory the reports were downloaded to", dir)
+	}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {

@@ -44,8 +44,11 @@ func TestReadLegReports(t *testing.T) {
 	if len(notes) != 2 || !strings.Contains(strings.Join(notes, "\n"), "huge/") || !strings.Contains(strings.Join(notes, "\n"), "link/") {
 		t.Errorf("notes %q", notes)
 	}
-	if _, _, err := ReadLegReports(filepath.Join(dir, "none")); err == nil {
-		t.Error("a missing directory is an error")
+	if files, notes, err := ReadLegReports(filepath.Join(dir, "none")); err != nil || len(files) != 0 || len(notes) != 1 {
+		t.Errorf("a missing directory is no report: %v %q %v", files, notes, err)
+	}
+	if _, _, err := ReadLegReports(huge); err == nil {
+		t.Error("a file is not a directory of reports")
 	}
 }
 
