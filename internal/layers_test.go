@@ -19,7 +19,7 @@ const module = "github.com/cdkbot/cdkbot/"
 // layer of each internal package; a new package must be placed here on purpose.
 var layer = map[string]int{
 	"cfn": 0, "assembly": 0, "resourcespec": 0, "semver": 0, "config": 0, "failure": 0, "stackstate": 0, "commitid": 0, "pullrequest": 0, "findings": 0,
-	"cfndiff": 1, "compat": 1, "aspects": 1, "review": 1, "publishplan": 1, "deployplan": 1,
+	"cfndiff": 1, "apps": 1, "compat": 1, "aspects": 1, "review": 1, "publishplan": 1, "deployplan": 1,
 	"render":  2,
 	"gitrepo": 3, "synth": 3, "githubapi": 3, "ghaction": 3, "awsconfig": 3, "publish": 3, "deploy": 3, "deployed": 3, "cfnstatus": 3, "mask": 3, "checkout": 3,
 	"action": 4, "pipeline": 4,

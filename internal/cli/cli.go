@@ -131,6 +131,7 @@ func newRootCommand(streams IO) *cobra.Command {
 		newDiffCommand(streams), newCompatCommand(streams), newCheckCommand(streams),
 		newReviewCommand(streams), newDemoCommand(streams), newHookCommand(streams),
 		newActionCommand(streams), newPublishCommand(streams), newDeployCommand(streams))
+	root.AddCommand(newAppsCommand(streams), newFanInCommand(streams))
 	return root
 }
 

@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/cdkbot/cdkbot/internal/pipeline"
+	"github.com/cdkbot/cdkbot/internal/render"
+)
+
+func newAppsCommand(streams IO) *cobra.Command {
+	opts := pipeline.AppsOptions{}
+	synth := pipeline.ReviewOptions{} // the synthesis settings, as the legs' reviews take them
+	f := &format{value: "text", allowed: []string{"text", "json", "github-matrix"}}
+	cmd := &cobra.Command{
+		Use:   "apps [--repo DIR] [--base REF] [--head REF] [--format text|json|github-matrix]",
+		Short: "List the CDK apps and environments a change touches: the legs of a fanned-out review",
+		Long: "apps finds every CDK app of the head revision (each cdk.json, minus node_modules, cdk.out and\n" +
+			".cdkbot.yml's apps.ignore), or takes them from .cdkbot.yml's apps.list, in every environment of its\n" +
+			"context (apps.context: {stage: [dev, prod]}). An app is touched when its synthesis cache key (the git\n" +
+			"ids of what its synthesis reads: its directory, the workspace files above it, --synth-inputs) differs\n" +
+			"between --base and --head, or when the configuration changed; the others are unchanged and never\n" +
+			"synthesized. --format github-matrix prints one line of JSON: .matrix is a strategy matrix with one\n" +
+			"leg per touched app and environment (each with its own comment key and report artifact), .count its\n" +
+			"size; `cdkbot fan-in` reads it back with the legs' reports.",
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.InstallCommand, opts.SynthCommand, opts.SynthInputs = synth.InstallCommand, synth.SynthCommand,
+				synth.SynthInputs
+			opts.Log = streams.Err
+			p, err := pipeline.Apps(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			view := render.FanOut{Plan: p.Plan, Base: p.Base, Head: p.Head}
+			switch f.value {
+			case "json":
+				return render.FanOutJSON(streams.Out, view)
+			case "github-matrix":
+				return render.FanOutMatrix(streams.Out, view)
+			}
+			return render.FanOutText(streams.Out, view)
+		},
+	}
+	cmd.Flags().Var(f, "format", "output format: text, json or github-matrix")
+	cmd.Flags().StringVar(&opts.Repo, "repo", "", "a directory of the git repository (default: the current one)")
+	cmd.Flags().StringVar(&opts.Base, "base", "",
+		"base revision (default: the merge base of --head with the default branch)")
+	cmd.Flags().StringVar(&opts.Head, "head", "", "head revision (default HEAD)")
+	cmd.Flags().StringVar(&opts.Config, "config", ".cdkbot.yml",
+		"the configuration whose apps section lists the apps, as a path of the repository (read at --head)")
+	cmd.Flags().StringVar(&opts.Key, "key", "default",
+		"the combined review's comment key; each leg's is KEY/app/environment")
+	addSettings(cmd, &synth, pipeline.ReviewSettings, nil, "install-command", "synth-command", "synth-inputs")
+	return cmd
+}

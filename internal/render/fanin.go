@@ -1,0 +1,251 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/apps"
+)
+
+// legReview is what the fan-in reads of a leg's review: a forkReviewJSON, decoded the same
+// careful way (the leg ran pull request code), or nil when it is not cdkbot's JSON.
+func legReview(raw []byte) *forkReviewJSON {
+	if len(raw) == 0 {
+		return nil
+	}
+	var r forkReviewJSON
+	if json.Unmarshal(raw, &r) != nil {
+		return nil
+	}
+	return &r
+}
+
+func (r *forkReviewJSON) counts() Counts {
+	s := r.Diff.Summary
+	return Counts{Create: s.Create, Update: s.Update, Replace: s.Replace, MayReplace: s.MayReplace,
+		Destroy: s.Destroy, Orphan: s.Orphan, Import: s.Import, StacksChanged: s.StacksChanged, Broadened: s.Broadening}
+}
+
+func addCounts(a, b Counts) Counts {
+	a.Create += b.Create
+	a.Update += b.Update
+	a.Replace += b.Replace
+	a.MayReplace += b.MayReplace
+	a.Destroy += b.Destroy
+	a.Orphan += b.Orphan
+	a.Import += b.Import
+	a.StacksChanged += b.StacksChanged
+	a.Broadened = a.Broadened || b.Broadened
+	return a
+}
+
+// legName is "app · environment" ("app" without one), as written in cdkbot's views.
+func legName(s apps.Section) string {
+	if s.Environment == "" {
+		return s.App
+	}
+	return s.App + " · " + s.Environment
+}
+
+// FanInHeadline is the combined review's one line: the verdict over every app, then what the
+// legs found, then what changes over all of them (plain text: the check run's title).
+func FanInHeadline(c apps.Combined) string {
+	verdict := "✅ safe"
+	if c.Failed() {
+		verdict = "❌ blocked"
+	}
+	counted := []string{fmt.Sprintf("%d reviewed", c.Count(apps.Passed)+c.Count(apps.Blocked))}
+	if n := c.Count(apps.Blocked); n > 0 {
+		counted = append(counted, fmt.Sprintf("%d blocked", n))
+	}
+	if n := c.Count(apps.Missing) + c.Count(apps.Invalid); n > 0 {
+		counted = append(counted, fmt.Sprintf("%d without a valid report", n))
+	}
+	if n := c.Count(apps.NotRun); n > 0 {
+		counted = append(counted, fmt.Sprintf("%d unchanged", n))
+	}
+	parts := []string{verdict, plural(len(c.Sections), "app environment", "app environments") + ": " +
+		strings.Join(counted, ", ")}
+	var all Counts
+	for _, s := range c.Sections {
+		if r := legReview(s.Review); r != nil {
+			all = addCounts(all, r.counts())
+		}
+	}
+	parts = append(parts, headline(all))
+	return Clean(strings.Join(parts, " · "))
+}
+
+// FanInMarkdown renders the combined review of a fan-out as one comment of at most budget
+// bytes: the marker, the headline over all apps, a table with a row per app and environment
+// (touched first), then a section per reviewed leg, re-rendered from its review's data (never
+// from Markdown it carries: every string escaped, every table bounded). The marker is flagged
+// unverified: the legs' reports were written where pull request code ran, and the deploy flow
+// takes the word of a review cdkbot rendered from its own synthesis only.
+func FanInMarkdown(w io.Writer, c apps.Combined, budget int) error {
+	if budget <= 0 {
+		budget = GitHubCommentLimit
+	}
+	m := Marker{Tool: "cdkbot", Key: c.Key, HeadSHA: c.HeadSHA, Blocked: c.Failed(), Unverified: true}
+	marker := m.comment() + "\n"
+	budget -= len(marker)
+	var b bytes.Buffer
+	b.WriteString("### cdkbot review: " + mdText(FanInHeadline(c)) + "\n\n")
+	if len(c.Sections) == 0 {
+		b.WriteString("No CDK app in this repository.\n")
+	} else {
+		b.WriteString("| | App | Environment | Outcome |\n|---|---|---|---|\n")
+		rows := boundedRows{budget: budget / 3}
+		for _, s := range c.Sections {
+			rows.add(fmt.Sprintf("| %s | %s | %s | %s |", s.Outcome.Symbol(), mdSpan(s.App, 120),
+				envCell(s.Environment), mdText(legOutcome(s))))
+		}
+		for _, r := range rows.rows {
+			b.WriteString(r + "\n")
+		}
+		if n := rows.omitted(); n > 0 {
+			fmt.Fprintf(&b, "| … | | | %d more: the job summary has them all |\n", n)
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range c.Notes {
+		b.WriteString("> [!NOTE]\n> " + mdText(truncate(n, 400)) + "\n\n")
+	}
+	left := 0
+	for _, s := range c.Sections {
+		if s.Outcome == apps.NotRun || s.Outcome == apps.Missing || s.Outcome == apps.Invalid {
+			continue
+		}
+		if b.Len() > budget*3/4 {
+			left++
+			continue
+		}
+		writeLegSection(&b, s, budget)
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "%d more reviewed app(s) did not fit: the job summary has them all.\n\n", left)
+	}
+	out := b.String()
+	if len(out) > budget {
+		out = truncateLines(out, budget-80) + "\n\n(cut to fit: the job summary has it all)\n"
+	}
+	_, err := io.WriteString(w, marker+out)
+	return err
+}
+
+// legOutcome is the table's outcome cell: the leg's verdict and what it changes, or its problem.
+func legOutcome(s apps.Section) string {
+	switch s.Outcome {
+	case apps.NotRun:
+		return "unchanged: " + s.Why
+	case apps.Missing, apps.Invalid:
+		return s.Outcome.String() + ": " + s.Problem
+	}
+	r := legReview(s.Review)
+	if r == nil {
+		return s.Outcome.String() + ": its review is not cdkbot's JSON"
+	}
+	out := s.Outcome.String() + " · " + headline(r.counts())
+	if s.Status == apps.Added {
+		out += " · new app"
+	}
+	return truncate(out, 300)
+}
+
+// writeLegSection writes one reviewed leg: its gates and its changed stacks, bounded.
+func writeLegSection(b *bytes.Buffer, s apps.Section, budget int) {
+	fmt.Fprintf(b, "#### %s %s\n\n", s.Outcome.Symbol(), mdText(truncate(legName(s), 200)))
+	r := legReview(s.Review)
+	if r == nil {
+		b.WriteString("Its report holds no review cdkbot can read.\n\n")
+		return
+	}
+	blocked := false
+	for _, g := range r.Gates {
+		if g.Failing() {
+			blocked = true
+			fmt.Fprintf(b, "> [!CAUTION]\n> **Blocked by %s**: %s.\n\n", mdSpan(g.Name, 40), gateItems(g))
+		}
+	}
+	if s.Outcome == apps.Blocked && !blocked {
+		b.WriteString("> [!CAUTION]\n> Its review is blocked.\n\n")
+	}
+	shown := 0
+	for _, st := range r.Diff.Stacks {
+		if st.Status == "unchanged" || len(st.Resources) == 0 {
+			continue
+		}
+		if b.Len() > budget*3/4 || shown == 20 {
+			b.WriteString("More changed stacks: the leg's job summary has them all.\n\n")
+			break
+		}
+		shown++
+		fmt.Fprintf(b, "**%s** %s · %s\n\n| Resource | Type | Impact |\n|---|---|---|\n",
+			mdText(truncate(st.DisplayName, 200)), mdCode(st.Environment, 100), mdText(truncate(st.Status, 40)))
+		for i, res := range st.Resources {
+			if b.Len() > budget*3/4 || i == 50 {
+				b.WriteString("| … | | the rest is in the leg's job summary |\n")
+				break
+			}
+			typ := ""
+			if res.NewType != nil {
+				typ = *res.NewType
+			} else if res.OldType != nil {
+				typ = *res.OldType
+			}
+			fmt.Fprintf(b, "| %s | %s | %s |\n", mdCode(res.LogicalID, 120), mdCode(typ, 80), mdText(truncate(res.Impact, 40)))
+		}
+		b.WriteString("\n")
+	}
+	if shown == 0 {
+		b.WriteString("No stack changes.\n\n")
+	}
+}
+
+// FanInText is the combined review for a terminal: the headline and a line per leg.
+func FanInText(w io.Writer, c apps.Combined) error {
+	var b strings.Builder
+	b.WriteString(FanInHeadline(c) + "\n")
+	for _, s := range c.Sections {
+		fmt.Fprintf(&b, "%s %s: %s\n", s.Outcome.Symbol(), Clean(legName(s)), Clean(legOutcome(s)))
+	}
+	for _, n := range c.Notes {
+		b.WriteString("note: " + Clean(n) + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// FanInJSON is the combined review as JSON: the verdict, and each leg's outcome with its counts.
+func FanInJSON(w io.Writer, c apps.Combined) error {
+	type leg struct {
+		apps.Section
+		Summary *summaryJSON `json:"summary,omitempty"`
+	}
+	out := struct {
+		apps.Combined
+		Failed   bool   `json:"failed"`
+		Headline string `json:"headline"`
+		Sections []leg  `json:"sections"`
+	}{Combined: c, Failed: c.Failed(), Headline: FanInHeadline(c), Sections: []leg{}}
+	for _, s := range c.Sections {
+		l := leg{Section: s}
+		if r := legReview(s.Review); r != nil {
+			l.Summary = &r.Diff.Summary
+		}
+		out.Sections = append(out.Sections, l)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func envCell(env string) string {
+	if env == "" {
+		return "—"
+	}
+	return mdSpan(env, 60)
+}
