@@ -63,6 +63,17 @@ func runAction(ctx context.Context, streams IO) error {
 	if r.workdir == "" {
 		r.workdir = "."
 	}
+	if plan, reports := r.path("fan-in-plan"), r.path("fan-in-reports"); plan != "" || reports != "" {
+		in, err := fanInRequest(fanInFlags{plan: plan, reports: reports})
+		if err != nil {
+			return err
+		}
+		return postFanIn(ctx, r, in)
+	}
+	key, err := r.key()
+	if err != nil {
+		return err
+	}
 	switch ev := rt.EventName(); ev {
 	case "pull_request", "pull_request_review", "pull_request_target":
 		pr, ok := rt.PullRequest()
@@ -75,7 +86,7 @@ func runAction(ctx context.Context, streams IO) error {
 		}
 		defer cleanup()
 		return action.ReviewPullRequest(ctx, d, action.PullRequestReview{
-			Event: ev, PR: *pr, CheckedOut: rt.SHA(), Key: rt.Key(r.workdir),
+			Event: ev, PR: *pr, CheckedOut: rt.SHA(), Key: key,
 			Comment: rt.Input("comment"), Labels: rt.Input("result-labels"), Gate: gate,
 		})
 	case "issue_comment":
@@ -90,7 +101,7 @@ func runAction(ctx context.Context, streams IO) error {
 		}
 		defer cleanup()
 		return action.ReviewCommand(ctx, d, body, number,
-			action.PullRequestReview{Key: rt.Key(r.workdir), Comment: rt.Input("comment"),
+			action.PullRequestReview{Key: key, Comment: rt.Input("comment"),
 				Labels: rt.Input("result-labels"), Gate: gate})
 	case "merge_group":
 		mg, ok := rt.MergeGroup()
@@ -104,10 +115,10 @@ func runAction(ctx context.Context, streams IO) error {
 		defer cleanup()
 		return action.ReviewMergeGroup(ctx, d, action.MergeGroupReview{
 			Action: mg.Action, BaseSHA: mg.BaseSHA, HeadSHA: mg.HeadSHA, HeadRef: mg.HeadRef,
-			Key: rt.Key(r.workdir), Gate: gate,
+			Key: key, Gate: gate,
 		})
 	case "push":
-		return r.deploy(ctx)
+		return r.deploy(ctx, key)
 	default:
 		rt.Notice("cdkbot: nothing to do for the %q event "+
 			"(cdkbot reviews pull_request, pull_request_review, pull_request_target and merge_group, "+
@@ -278,7 +289,7 @@ func runActionComment(ctx context.Context, streams IO, path string) error {
 }
 
 // deploy wires the merge flow: the push, the inputs, and a deployer over `cdkbot deploy`.
-func (r *actionRun) deploy(ctx context.Context) error {
+func (r *actionRun) deploy(ctx context.Context, key string) error {
 	push, ok := r.rt.Push()
 	if !ok {
 		return failure.Usagef("the push event has no ref")
@@ -318,7 +329,7 @@ func (r *actionRun) deploy(ctx context.Context) error {
 		View:        func(p *deployplan.Plan) pipeline.DeployView { return newDeployView(r.streams.Err, p, r.rt) }}
 	return action.DeployOnMerge(ctx, action.Deps{GitHub: gh, Runner: cleanRunner{r.rt}, Deployer: dep}, action.Merge{
 		Branch: push.Branch, DefaultBranch: push.DefaultBranch, After: push.After, Commits: push.Commits,
-		Key: r.rt.Key(r.workdir), RunURL: r.rt.RunURL(),
+		Key: key, RunURL: r.rt.RunURL(),
 		OnUnreviewed: onUnreviewed, Gate: gate, ShowOutputs: r.rt.Input("show-outputs") == "true",
 	})
 }
@@ -360,4 +371,10 @@ func runnerTemp() string {
 		return d
 	}
 	return os.TempDir()
+}
+
+// key is this job's comment key: the key input (a hand-written matrix gives each leg its own),
+// else workflow/job/working-directory.
+func (r *actionRun) key() (string, error) {
+	return action.CommentKey(r.rt.Input("key"), r.rt.Key(r.workdir))
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdkbot/cdkbot/internal/action"
-	"github.com/cdkbot/cdkbot/internal/ghaction"
 	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
 	"github.com/cdkbot/cdkbot/internal/testutil/gitcli"
 )
@@ -115,9 +113,9 @@ func fanOut(t testing.TB, repo, base, head string) (matrixOutput, string) {
 	return m, plan
 }
 
-// runLeg runs one matrix leg as the action does on pull_request (runAction's review), with the
-// leg's key as the key input gives it, its comment and check run off: its report file goes to
-// RUNNER_TEMP, here the directory its artifact is downloaded to.
+// runLeg runs one matrix leg as the workflow does: the action on pull_request with the leg's
+// key input, its comment and check run off; its report file goes to RUNNER_TEMP, here the
+// directory its artifact is downloaded to.
 func runLeg(t testing.TB, repo, dir, key, artifact, reports string) {
 	t.Helper()
 	t.Setenv("INPUT_WORKING-DIRECTORY", filepath.Join(repo, filepath.FromSlash(dir)))
@@ -128,27 +126,8 @@ func runLeg(t testing.TB, repo, dir, key, artifact, reports string) {
 	if err := os.MkdirAll(filepath.Join(reports, artifact), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var out strings.Builder
-	rt, err := ghaction.New(os.Getenv, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &actionRun{streams: IO{Out: &out, Err: &out}, rt: rt, workdir: rt.Input("working-directory")}
-	pr, _ := rt.PullRequest()
-	d, gate, cleanup, err := r.reviewDeps(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	// What runAction will do once action.yml declares the key input (see the fan-in's notes).
-	k, err := action.CommentKey(os.Getenv("INPUT_KEY"), rt.Key(r.workdir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = action.ReviewPullRequest(context.Background(), d, action.PullRequestReview{Event: "pull_request", PR: *pr,
-		CheckedOut: rt.SHA(), Key: k, Comment: rt.Input("comment"), Gate: gate})
-	if err != nil {
-		t.Fatalf("leg %s: %v\n%s", key, err, out.String())
+	if code, stdout, stderr := runTB("action"); code != ExitOK {
+		t.Fatalf("leg %s: exit %d\n%s\n%s", key, code, stdout, stderr)
 	}
 }
 
@@ -255,7 +234,10 @@ func TestMonorepoFanOutFanIn(t *testing.T) {
 	}
 	t.Setenv("INPUT_CHECK-NAME", "")
 	t.Setenv("INPUT_COMMENT", "")
-	code, stdout, stderr = run(t, "fan-in", "--plan", plan, "--reports", reports, "--post")
+	// The action's fan-in mode.
+	t.Setenv("INPUT_FAN-IN-PLAN", plan)
+	t.Setenv("INPUT_FAN-IN-REPORTS", reports)
+	code, stdout, stderr = run(t, "action")
 	if code != ExitVerdict {
 		t.Fatalf("fan-in with a leg missing: exit %d, want %d\n%s\n%s", code, ExitVerdict, stdout, stderr)
 	}

@@ -47,6 +47,8 @@ type File struct {
 	Suppress []Suppression
 	// Deploy are the deploy settings.
 	Deploy Deploy
+	// Apps are the repository's CDK apps and their environments (cdkbot apps).
+	Apps Apps
 }
 
 // Stabilizing reports whether aspect passes repeat until the tree stops changing (the default).
@@ -91,7 +93,7 @@ type Deploy struct {
 
 // The keys of each mapping, in the order messages list them.
 var (
-	fileKeys        = []string{"aspects", "stabilization", "suppress", "deploy"}
+	fileKeys        = []string{"aspects", "stabilization", "suppress", "deploy", "apps"}
 	aspectKeys      = []string{"use", "with", "priority", "severity", "scope"}
 	suppressionKeys = []string{"rule", "path", "reason"}
 	deployKeys      = []string{"waves", "concurrency", "require-approval"}
@@ -103,6 +105,7 @@ type document struct {
 	Stabilization *bool         `yaml:"stabilization"`
 	Suppress      []Suppression `yaml:"suppress"`
 	Deploy        yaml.Node     `yaml:"deploy"`
+	Apps          yaml.Node     `yaml:"apps"`
 }
 
 type aspectYAML struct {
@@ -190,6 +193,9 @@ func Parse(file string, data []byte) (*File, error) {
 	}
 	var err error
 	if f.Deploy, err = parseDeploy(file, &doc.Deploy); err != nil {
+		return nil, err
+	}
+	if f.Apps, err = parseApps(file, &doc.Apps); err != nil {
 		return nil, err
 	}
 	return f, nil

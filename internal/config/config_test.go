@@ -103,7 +103,7 @@ func TestParseErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ yml, want string }{
 		"syntax":              {"aspects:\n  - use: tags\n   with: x\n", ".cdkbot.yml: line 1: did not find expected '-' indicator"},
 		"not a mapping":       {"- use: tags\n", ".cdkbot.yml: line 1: the configuration must be a mapping with aspects, stabilization, suppress, deploy"},
-		"unknown top key":     {"aspect:\n  - use: tags\n", `.cdkbot.yml: line 1: unknown key "aspect" (allowed here: aspects, stabilization, suppress, deploy)`},
+		"unknown top key":     {"aspect:\n  - use: tags\n", `.cdkbot.yml: line 1: unknown key "aspect" (allowed here: aspects, stabilization, suppress, deploy, apps)`},
 		"unknown aspect key":  {"aspects:\n  - use: tags\n    colour: red\n", `.cdkbot.yml: line 3: unknown key "colour" (allowed here: use, with, priority, severity, scope)`},
 		"unknown suppr. key":  {"suppress:\n  - rule: tags\n    reason: x\n    why: y\n", `.cdkbot.yml: line 4: unknown key "why" (allowed here: rule, path, reason)`},
 		"negative priority":   {"aspects:\n  - use: tags\n    priority: -5\n", ".cdkbot.yml: line 2: aspects[0]: priority -5 is negative; use a non-negative integer (200 mutating, 600 default, 1000 read-only)"},
