@@ -27,7 +27,7 @@ func TestDemo(t *testing.T) {
 	}
 	golden.Assert(t, "testdata/review/demo.md", []byte(stdout))
 	code, stdout, _ = run(t, "demo", "--format", "text")
-	if code != ExitOK || !strings.HasPrefix(stdout, "cdkbot review: 3 stacks change") {
+	if code != ExitOK || !strings.HasPrefix(stdout, "cdkbot review: blocked · 3 stacks change") {
 		t.Errorf("text demo: %d %s", code, stdout[:min(200, len(stdout))])
 	}
 }
@@ -39,7 +39,7 @@ func TestReviewFromGit(t *testing.T) {
 	}
 	runCases(t, []cliCase{
 		{"two revisions", []string{"review", "--repo", dir, "--base", "HEAD~1", "--head", "HEAD", "--label", "cdkbot/approve-destructive", "--fail-on", "destroy-stateful"}, ExitOK,
-			[]string{"cdkbot review: 3 stacks change", "approved by label cdkbot/approve-destructive"}, nil},
+			[]string{"cdkbot review: approved · 3 stacks change", "approved by label cdkbot/approve-destructive"}, nil},
 		{"same revision", []string{"review", "--repo", dir, "--base", "HEAD", "--head", "HEAD"}, ExitOK, []string{"no changes"}, nil},
 		{"unknown revision", []string{"review", "--repo", dir, "--base", "nope", "--head", "HEAD"}, ExitUsage, nil, []string{`resolve "nope"`}},
 		{"both kinds of input", []string{"review", "--repo", dir, "--head", "HEAD", "--head-assembly", dir}, ExitUsage, nil, []string{"not both"}},

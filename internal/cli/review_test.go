@@ -14,7 +14,7 @@ func TestReviewCommand(t *testing.T) {
 	policy := writeFile(t, dir, "policy.yml", "aspects:\n  - use: tags\n    with: { tags: { team: core } }\n  - use: require-tags\n    with: { keys: [team] }\n")
 	runCases(t, []cliCase{
 		{"destroying state blocks by default", []string{"review", "--base-assembly", before, "--head-assembly", after}, ExitVerdict,
-			[]string{"cdkbot review: 3 stacks change", "✗ gate destroy-stateful blocks", "OrdersA9B65338 (AWS::DynamoDB::Table) in ShopData"}, nil},
+			[]string{"cdkbot review: blocked · 3 stacks change", "✗ gate destroy-stateful blocks", "OrdersA9B65338 (AWS::DynamoDB::Table) in ShopData"}, nil},
 		{"the override label turns it into a warning", []string{"review", "--base-assembly", before, "--head-assembly", after, "--label", "cdkbot/approve-destructive", "--fail-on", "destroy-stateful"}, ExitOK,
 			[]string{"! gate destroy-stateful approved by label cdkbot/approve-destructive"}, nil},
 		{"more gates", []string{"review", "--base-assembly", before, "--head-assembly", after, "--fail-on", "security-broadening,replace", "--security-severity", "medium", "--label", "x"}, ExitVerdict,
@@ -22,7 +22,7 @@ func TestReviewCommand(t *testing.T) {
 		{"first deployment", []string{"review", "--head-assembly", after, "--config", policy}, ExitOK, []string{"3 stacks change", "policy: 0 error(s)"}, nil},
 		{"no head", []string{"review"}, ExitUsage, nil, []string{"name the change: --head-assembly DIR, or --repo DIR"}},
 		{"stack filter", []string{"review", "--base-assembly", before, "--head-assembly", after, "--stacks", "ShopNetwork"}, ExitOK,
-			[]string{"cdkbot review: 1 stack changes", "Stack ShopNetwork"}, nil},
+			[]string{"cdkbot review: safe · 1 stack changes", "Stack ShopNetwork"}, nil},
 		{"unknown gate", []string{"review", "--head-assembly", after, "--fail-on", "everything"}, ExitUsage, nil, []string{`unknown gate "everything"`}},
 		{"unknown severity", []string{"review", "--head-assembly", after, "--security-severity", "severe"}, ExitUsage, nil,
 			[]string{`--security-severity: severity "severe": use low, medium, high or critical`}},

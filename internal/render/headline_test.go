@@ -80,3 +80,29 @@ func template(t *testing.T, resources string) *cfn.Object {
 	}
 	return o
 }
+
+// The terminal's first line leads with the verdict, as the comment does, and says "no changes"
+// once.
+func TestTerminalHeadlineLeadsWithTheVerdict(t *testing.T) {
+	queue := `"Q": {"Type": "AWS::SQS::Queue"}`
+	blocks := []review.Gate{{Name: review.GateDestroy, Triggered: true, Enforced: true}}
+	cases := []struct {
+		name, old, new string
+		gates          []review.Gate
+		want           string
+	}{
+		{"nothing changes", queue, queue, nil, "no changes"},
+		{"a queue is added", queue, queue + `, "R": {"Type": "AWS::SQS::Queue"}`, nil, "safe · 1 stack changes"},
+		{"a queue is destroyed", queue + `, "R": {"Type": "AWS::SQS::Queue"}`, queue, blocks,
+			"needs approval · 1 stack changes · 1 destroy (R in Net)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := &review.Report{Key: "k", Gates: tc.gates, Stacks: []*cfndiff.StackDiff{
+				cfndiff.DiffTemplates("Net", template(t, tc.old), template(t, tc.new), cfndiff.Options{})}}
+			if got := terminalHeadline(rep); got != tc.want {
+				t.Errorf("terminal headline\n got: %s\nwant: %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -111,13 +111,18 @@ func ReviewHeadline(r *review.Report) string {
 	return h
 }
 
-// reviewHeadline is the terminal's headline: what the change does, then "blocked" when it is.
-func reviewHeadline(r *review.Report) string {
+// reviewHeadline is what the change does, on one line: the details after a verdict.
+func reviewHeadline(r *review.Report) string { return strings.Join(headlineParts(r), " · ") }
+
+// terminalHeadline is the terminal's first line, the verdict first as in the comment (its word,
+// without the glyph, which terminals draw at different widths): "needs approval · 2 stacks change".
+func terminalHeadline(r *review.Report) string {
+	v := ReviewVerdict(r)
 	parts := headlineParts(r)
-	if r.Failed() {
-		parts = append(parts, "blocked")
+	if v == NoChanges && len(parts) > 0 && parts[0] == v.String() {
+		parts = parts[1:]
 	}
-	return strings.Join(parts, " · ")
+	return strings.Join(append([]string{v.String()}, parts...), " · ")
 }
 
 // headlineParts are what a review is about: what changes, what is dangerous, what else blocks.
@@ -578,7 +583,7 @@ func gateItems(g review.Gate) string {
 func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 	opts.FoldAssets = !r.ShowAssetChanges
 	ew := &errWriter{w: w}
-	ew.printf("cdkbot review: %s\n", Clean(reviewHeadline(r)))
+	ew.printf("cdkbot review: %s\n", Clean(terminalHeadline(r)))
 	if r.BaseUnavailable != "" {
 		ew.printf("  ✗ blocked: %s; cdkbot cannot tell what the change destroys "+
 			"(base-failure: first-deployment reviews against nothing)\n", Clean(r.BaseUnavailable))
