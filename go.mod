@@ -26,12 +26,16 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/vektah/gqlparser/v2 v2.5.64
 	go.yaml.in/yaml/v3 v3.0.5
-	golang.org/x/mod v0.38.0
+	golang.org/x/mod v0.39.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.47.0
 )
 
-require github.com/rhysd/actionlint v1.7.12
+require (
+	github.com/google/go-containerregistry v0.22.1
+	github.com/rhysd/actionlint v1.7.12
+	github.com/spf13/pflag v1.0.10
+)
 
 require (
 	dario.cat/mergo v1.0.0 // indirect
@@ -71,7 +75,6 @@ require (
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/sergi/go-diff v1.3.2-0.20230802210424-5b0b94c5c0d3 // indirect
 	github.com/skeema/knownhosts v1.3.1 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/xanzy/ssh-agent v0.3.3 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.3 // indirect
 	golang.org/x/crypto v0.56.0 // indirect
