@@ -18,23 +18,20 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sts v1.51.8
 	github.com/aws/smithy-go v1.28.8
 	github.com/go-git/go-git/v5 v5.19.3
+	github.com/google/go-containerregistry v0.22.1 // tests: the release dry run's registry
 	github.com/google/go-github/v60 v60.0.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/klauspost/compress v1.20.3
+	github.com/rhysd/actionlint v1.7.12 // tests: the workflow lint
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sethvargo/go-githubactions v1.3.0
 	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.10
 	github.com/vektah/gqlparser/v2 v2.5.64
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/mod v0.39.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.47.0
-)
-
-require (
-	github.com/google/go-containerregistry v0.22.1
-	github.com/rhysd/actionlint v1.7.12
-	github.com/spf13/pflag v1.0.10
 )
 
 require (
