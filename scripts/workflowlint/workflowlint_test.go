@@ -184,7 +184,7 @@ func TestReadmeWorkflows(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := linter(t)
-	blocks := yamlBlocks(string(md))
+	blocks := yamlBlocks(strings.ReplaceAll(string(md), "\r\n", "\n")) // a Windows checkout's line ends
 	workflows := 0
 	for _, b := range blocks {
 		where := "README.md:" + strconv.Itoa(b.line)
@@ -220,10 +220,11 @@ func TestProjectWorkflows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		where := strings.TrimPrefix(f, "../../")
-		lint(t, l, where, 1, string(b), 0)
-		checkUses(t, where, string(b))
-		for _, m := range usesRE.FindAllStringSubmatch(string(b), -1) {
+		where := strings.TrimPrefix(filepath.ToSlash(f), "../../")
+		text := strings.ReplaceAll(string(b), "\r\n", "\n")
+		lint(t, l, where, 1, text, 0)
+		checkUses(t, where, text)
+		for _, m := range usesRE.FindAllStringSubmatch(text, -1) {
 			if !strings.HasPrefix(m[1], "./") && !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(m[2]) {
 				t.Errorf("%s: uses %s@%s: pin the project's actions by commit SHA", where, m[1], m[2])
 			}
