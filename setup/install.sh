@@ -9,7 +9,7 @@
 # that archive, else the binary is installed again.
 #
 # Environment: CDKBOT_VERSION (1.2.3, v1.2.3 or latest), CDKBOT_GITHUB_TOKEN (optional),
-# CDKBOT_REQUIRE_SIGNATURE (true: no cosign, no install), RUNNER_OS,
+# CDKBOT_REQUIRE_SIGNATURE (true: no cosign, no install), CDKBOT_COSIGN (default cosign), RUNNER_OS,
 # RUNNER_ARCH, RUNNER_TOOL_CACHE (or RUNNER_TEMP), GITHUB_PATH, GITHUB_OUTPUT as the runner sets
 # them. CDKBOT_RELEASES_URL and CDKBOT_API_URL replace github.com (tests, GitHub Enterprise mirrors).
 set -euo pipefail
@@ -84,10 +84,11 @@ trap 'rm -rf "$work"' EXIT
 curl_ -o "$work/checksums.txt" "$releases/v$version/checksums.txt" || fail "no checksums.txt for release v$version at $releases/v$version/"
 # Who signs releases: the release workflow of cdkbot/cdkbot, run on main, through GitHub's OIDC.
 signer=${CDKBOT_SIGNER:-https://github.com/cdkbot/cdkbot/.github/workflows/release.yml@refs/heads/main}
-if command -v cosign >/dev/null; then
+cosign=${CDKBOT_COSIGN:-cosign} # tests name a stand-in, or one that is not there
+if command -v "$cosign" >/dev/null; then
   curl_ -o "$work/checksums.txt.sigstore.json" "$releases/v$version/checksums.txt.sigstore.json" ||
     fail "release v$version has no checksums.txt.sigstore.json: its checksums.txt cannot be verified, refusing to install"
-  cosign verify-blob --bundle "$work/checksums.txt.sigstore.json" --certificate-identity "$signer" \
+  "$cosign" verify-blob --bundle "$work/checksums.txt.sigstore.json" --certificate-identity "$signer" \
     --certificate-oidc-issuer https://token.actions.githubusercontent.com "$work/checksums.txt" >"$work/cosign.log" 2>&1 ||
     { cat "$work/cosign.log" >&2; fail "checksums.txt of v$version is not signed by $signer: refusing to install"; }
   echo "checksums.txt of v$version: signature verified (signed by $signer)"
