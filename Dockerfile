@@ -42,6 +42,9 @@ RUN apt-get update \
 COPY --from=docker-cli /usr/local/bin/docker /usr/local/bin/docker
 COPY --from=buildx /buildx /usr/libexec/docker/cli-plugins/docker-buildx
 COPY --from=binary /cdkbot /usr/local/bin/cdkbot
+# The licence, and the notice naming the AWS data cdkbot embeds (in the release's build context
+# through .goreleaser.yaml's extra_files).
+COPY LICENSE NOTICE /usr/share/doc/cdkbot/
 # cdkbot-base and cdkbot-head (input synth-user) install and synthesize the two revisions: neither
 # can read the root-owned process, token or dependency cache of the action, nor touch the other's.
 # No USER: GitHub runs Docker actions as the image's default user and documents that it must be

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs a cdkbot release binary for this runner and puts it on PATH; run by setup/action.yml.
-# The archive is verified against the release's checksums.txt before anything is extracted: a
-# mismatch stops the job. Verified archives and their binaries are kept in the tool cache, by
+# checksums.txt's keyless signature (checksums.txt.sigstore.json, made by the release workflow on
+# main) is verified with cosign when cosign is on PATH (sigstore/cosign-installer), and the log
+# says plainly when it is not (CDKBOT_REQUIRE_SIGNATURE=true then stops the job). The archive is
+# verified against checksums.txt before anything is extracted: a mismatch stops the job. Verified archives and their binaries are kept in the tool cache, by
 # version and platform, and verified again on every use: checksums.txt is fetched from the
 # release each time, the cached archive must match it and the cached binary must be the one in
 # that archive, else the binary is installed again.
 #
-# Environment: CDKBOT_VERSION (1.2.3, v1.2.3 or latest), CDKBOT_GITHUB_TOKEN (optional), RUNNER_OS,
+# Environment: CDKBOT_VERSION (1.2.3, v1.2.3 or latest), CDKBOT_GITHUB_TOKEN (optional),
+# CDKBOT_REQUIRE_SIGNATURE (true: no cosign, no install), CDKBOT_COSIGN (default cosign), RUNNER_OS,
 # RUNNER_ARCH, RUNNER_TOOL_CACHE (or RUNNER_TEMP), GITHUB_PATH, GITHUB_OUTPUT as the runner sets
 # them. CDKBOT_RELEASES_URL and CDKBOT_API_URL replace github.com (tests, GitHub Enterprise mirrors).
 set -euo pipefail
@@ -79,6 +82,24 @@ trap 'rm -rf "$work"' EXIT
 # there too. The cache keeps the verified archive, and the binary is used only when it is the
 # one in that archive.
 curl_ -o "$work/checksums.txt" "$releases/v$version/checksums.txt" || fail "no checksums.txt for release v$version at $releases/v$version/"
+# Who signs releases: the release workflow of cdkbot/cdkbot, run on main, through GitHub's OIDC.
+signer=${CDKBOT_SIGNER:-https://github.com/cdkbot/cdkbot/.github/workflows/release.yml@refs/heads/main}
+cosign=${CDKBOT_COSIGN:-cosign} # tests name a stand-in, or one that is not there
+if command -v "$cosign" >/dev/null; then
+  curl_ -o "$work/checksums.txt.sigstore.json" "$releases/v$version/checksums.txt.sigstore.json" ||
+    fail "release v$version has no checksums.txt.sigstore.json: its checksums.txt cannot be verified, refusing to install"
+  "$cosign" verify-blob --bundle "$work/checksums.txt.sigstore.json" --certificate-identity "$signer" \
+    --certificate-oidc-issuer https://token.actions.githubusercontent.com "$work/checksums.txt" >"$work/cosign.log" 2>&1 ||
+    { cat "$work/cosign.log" >&2; fail "checksums.txt of v$version is not signed by $signer: refusing to install"; }
+  echo "checksums.txt of v$version: signature verified (signed by $signer)"
+elif [ "${CDKBOT_REQUIRE_SIGNATURE:-false}" = true ]; then
+  fail "cosign is not on PATH, so checksums.txt's signature cannot be verified and require-signature is true:" \
+    "add sigstore/cosign-installer before this step"
+else
+  echo "::notice title=cdkbot setup::checksums.txt's signature was NOT verified: cosign is not on PATH." \
+    "The archive is checked against checksums.txt as downloaded from the release over HTTPS; to verify who" \
+    "made it too, add sigstore/cosign-installer before this step (require-signature: true makes it required)."
+fi
 want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1 }' "$work/checksums.txt")
 [ -n "$want" ] || fail "checksums.txt of v$version does not list $archive"
 

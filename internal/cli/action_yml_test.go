@@ -79,35 +79,54 @@ func TestActionMetadataMatchesTheCode(t *testing.T) {
 	}
 }
 
-// The release commit's action.yml pulls that release's image and is otherwise unchanged.
+// The release commit's action.yml pulls that release's image by digest and is otherwise
+// unchanged; its setup action installs that release.
 func TestReleaseActionPointsAtTheImage(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
 	}
-	orig, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	root := filepath.Join("..", "..")
+	orig, err := os.ReadFile(filepath.Join(root, "action.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "action.yml")
+	origSetup, err := os.ReadFile(filepath.Join(root, "setup", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "setup"), 0o755)
+	file := filepath.Join(dir, "action.yml")
 	os.WriteFile(file, orig, 0o644)
-	script := filepath.Join("..", "..", "scripts", "release-action.sh")
-	if out, err := exec.Command("bash", script, "1.2.3", file).CombinedOutput(); err != nil {
+	os.WriteFile(filepath.Join(dir, "setup", "action.yml"), origSetup, 0o644)
+	script := filepath.Join(root, "scripts", "release-action.sh")
+	image := "ghcr.io/cdkbot/cdkbot@sha256:" + strings.Repeat("ab", 32)
+	if out, err := exec.Command("bash", script, "1.2.3", image, dir).CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	before, after := readAction(t, filepath.Join("..", "..", "action.yml")), readAction(t, file)
-	if after.Runs.Image != "docker://ghcr.io/cdkbot/cdkbot:v1.2.3" || len(after.Inputs) != len(before.Inputs) {
+	before, after := readAction(t, filepath.Join(root, "action.yml")), readAction(t, file)
+	if after.Runs.Image != "docker://"+image || len(after.Inputs) != len(before.Inputs) {
 		t.Errorf("release action.yml: %+v", after.Runs)
+	}
+	setup := readAction(t, filepath.Join(dir, "setup", "action.yml"))
+	if setup.Inputs["version"].Default != "1.2.3" || readAction(t, filepath.Join(root, "setup", "action.yml")).Inputs["version"].Default != "latest" {
+		t.Errorf("release setup/action.yml: version defaults to %q", setup.Inputs["version"].Default)
 	}
 	changed, _ := os.ReadFile(file)
 	if diff := slices.Compare(strings.Split(string(orig), "\n"), strings.Split(string(changed), "\n")); diff == 0 {
 		t.Error("nothing changed")
 	}
 	// Run twice (or on a release commit) it refuses: there is no Dockerfile line to replace.
-	if out, err := exec.Command("bash", script, "1.2.4", file).CombinedOutput(); err == nil || !strings.Contains(string(out), "found 0") {
+	if out, err := exec.Command("bash", script, "1.2.4", image, dir).CombinedOutput(); err == nil || !strings.Contains(string(out), "found 0") {
 		t.Errorf("second run: %v %s", err, out)
 	}
-	if out, err := exec.Command("bash", script, "latest", file).CombinedOutput(); err == nil || !strings.Contains(string(out), "not 1.2.3") {
+	if out, err := exec.Command("bash", script, "latest", image, dir).CombinedOutput(); err == nil || !strings.Contains(string(out), "not 1.2.3") {
 		t.Errorf("bad version: %v %s", err, out)
+	}
+	// A tag is not a digest: the release names the image it built, not whatever a tag points at later.
+	if out, err := exec.Command("bash", script, "1.2.3", "ghcr.io/cdkbot/cdkbot:v1.2.3", dir).CombinedOutput(); err == nil ||
+		!strings.Contains(string(out), "not IMAGE@sha256") {
+		t.Errorf("image by tag: %v %s", err, out)
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -64,23 +66,36 @@ type IO struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// debug is on with --verbose or RUNNER_DEBUG=1 (Main sets it; nil writes nothing).
+	debug *debugLog
 }
 
 // Main runs cdkbot with args (without the program name) and returns the process exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	streams := IO{In: stdin, Out: stdout, Err: stderr}
+	dbg := &debugLog{w: stderr, on: os.Getenv("RUNNER_DEBUG") == "1"}
+	streams := IO{In: stdin, Out: stdout, Err: stderr, debug: dbg}
 	ran := false // set once a command's own code starts: untyped errors before that are cobra's parse errors
 	root := newRootCommand(streams)
-	root.PersistentPreRun = func(*cobra.Command, []string) { ran = true }
+	var verbose bool
+	root.PersistentFlags().BoolVar(&verbose, "verbose", false,
+		"debug logs on stderr (also RUNNER_DEBUG=1, which GitHub sets when a run is re-run with debug logging)")
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		ran = true
+		dbg.on = dbg.on || verbose
+		dbg.command(cmd)
+	}
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	start := time.Now()
 	err := root.ExecuteContext(ctx)
 	if err == nil {
+		dbg.Printf("exit 0 after %s", time.Since(start).Round(time.Millisecond))
 		return ExitOK
 	}
 	code := exitCode(err, ran)
+	dbg.Printf("exit %d after %s: %T: %v", code, time.Since(start).Round(time.Millisecond), err, err)
 	if !failure.Is(err, failure.Verdict) {
 		// Errors carry names from the assembly and the app's last lines of output: cleaned.
 		fmt.Fprintf(stderr, "cdkbot: %s\n", render.CleanLines(message(err)))
@@ -123,9 +138,12 @@ func newRootCommand(streams IO) *cobra.Command {
 		Long: "cdkbot reads CDK cloud assemblies (cdk.out) from any framework version and explains what a change\n" +
 			"will do to your AWS accounts. Exit codes: 0 ok, 1 negative verdict, 2 usage or input error,\n" +
 			"3 cdkbot too old for the assembly, 4 an operation failed.",
+		Version:       Version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	// --version prints what `cdkbot version` prints.
+	root.SetVersionTemplate(versionText())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &failure.Error{Kind: failure.Usage, Err: err} })
 	root.AddCommand(newVersionCommand(streams), newPlanCommand(streams), newInspectCommand(streams),
 		newDiffCommand(streams), newCompatCommand(streams), newCheckCommand(streams),
@@ -155,14 +173,21 @@ func exactArgs(n int, names string) cobra.PositionalArgs {
 	}
 }
 
-// format is a --format flag value checked against the views a command has.
+// format is a --format flag value checked against the views a command has; with typ, any
+// flag whose value is one of a few words (help shows typ as its value's type).
 type format struct {
 	value   string
 	allowed []string
+	typ     string
 }
 
 func (f *format) String() string { return f.value }
-func (f *format) Type() string   { return "format" }
+func (f *format) Type() string {
+	if f.typ != "" {
+		return f.typ
+	}
+	return "format"
+}
 func (f *format) Set(v string) error {
 	for _, a := range f.allowed {
 		if v == a {

@@ -21,7 +21,7 @@ type deployFlags struct {
 
 func newDeployCommand(streams IO) *cobra.Command {
 	f := &format{value: "text", allowed: []string{"text", "json"}}
-	approval := &format{value: "never", allowed: []string{"never", "broadening"}}
+	approval := &format{value: "never", allowed: []string{"never", "broadening"}, typ: "string"}
 	o := pipeline.DeployOptions{}
 	flags := deployFlags{}
 	cmd := &cobra.Command{

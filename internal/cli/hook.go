@@ -80,7 +80,7 @@ func newHookCommand(streams IO) *cobra.Command {
 	run.Flags().StringVar(&ropts.AssemblyDir, "assembly-dir", "cdk.out",
 		"where each revision keeps its synthesized assembly")
 	addSettings(run, &ropts, pipeline.ReviewSettings, map[string]string{
-		"fail-on":           "gates that block the push",
+		"fail-on":           gatesUsage("gates that block the push"),
 		"security-severity": "the least severity of a permission change that blocks the push (with security-broadening)",
 		"base-failure":      "when the remote's commit fails to synthesize: fail (block the push) or first-deployment",
 	}, "fail-on", "security-severity", "base-failure")

@@ -28,5 +28,6 @@ func TestMain(m *testing.M) {
 	os.Setenv("AWS_CONFIG_FILE", none)
 	os.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
 	os.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	os.Unsetenv("RUNNER_DEBUG") // a debug re-run of CI would add debug lines to every command's output
 	os.Exit(m.Run())
 }

@@ -41,7 +41,8 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().Var(f, "format", "output format: text, markdown or json")
 	cmd.Flags().StringVar(&opts.BaseAssembly, "base-assembly", "",
 		"the assembly of the base (what is deployed); omit for a first deployment")
-	cmd.Flags().StringVar(&opts.HeadAssembly, "head-assembly", "", "the assembly of the change (required)")
+	cmd.Flags().StringVar(&opts.HeadAssembly, "head-assembly", "",
+		"the assembly of the change, instead of reading the revisions from git (--repo)")
 	cmd.Flags().StringVar(&opts.Config, "config", ".cdkbot.yml", "the policy configuration")
 	cmd.Flags().StringVar(&opts.Repo, "repo", "",
 		"the git repository of the change (also read for the pinned aws-cdk CLI and cdk.json)")
@@ -50,7 +51,8 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Head, "head", "", "head revision (with --repo; default HEAD)")
 	cmd.Flags().StringVar(&opts.AssemblyDir, "assembly-dir", "cdk.out",
 		"where each revision keeps its synthesized assembly, relative to the repository")
-	addSettings(cmd, &opts, pipeline.ReviewSettings, nil, "fail-on", "override-label")
+	failOn := map[string]string{"fail-on": gatesUsage("gates that fail the review")}
+	addSettings(cmd, &opts, pipeline.ReviewSettings, failOn, "fail-on", "override-label")
 	cmd.Flags().StringSliceVar(&opts.Labels, "label", nil, "labels on the pull request (repeatable)")
 	cmd.Flags().StringVar(&opts.Key, "key", "default", "identifies the comment among several reviews of one PR")
 	cmd.Flags().StringVar(&opts.HeadSHA, "head-sha", "", "the commit reviewed, recorded in the comment's marker")

@@ -6,7 +6,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cdkbot/cdkbot/internal/pipeline"
+	"github.com/cdkbot/cdkbot/internal/review"
 )
+
+// gatesUsage is a --fail-on flag's usage: what the gates do, then every gate the review
+// evaluates, from the list the review itself uses (the flag's default lists those on by default).
+func gatesUsage(what string) string {
+	return what + ": " + strings.Join(review.AllGates, ", ") + " (" + review.GateDrift + " needs AWS credentials)"
+}
 
 // settingValue is a flag over a pipeline setting: the flag parses with the setting's parser
 // and starts at its default, as the action's input does.

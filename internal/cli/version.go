@@ -27,20 +27,27 @@ func newVersionCommand(streams IO) *cobra.Command {
 					"schemaMaxMajor": sch.MaxMajor, "schemaSource": sch.Source,
 				})
 			}
-			built := ""
-			if rev != "" {
-				built = " (commit " + rev[:min(len(rev), 12)]
-				if when != "" {
-					built += ", built " + when
-				}
-				built += ")"
-			}
-			_, err := fmt.Fprintf(streams.Out, "cdkbot %s%s %s/%s\n"+
-				"cloud assembly schema: reads every version up to %d.x (embedded from %s)\n",
-				Version(), built, runtime.GOOS, runtime.GOARCH, sch.MaxMajor, sch.Source)
+			_, err := fmt.Fprint(streams.Out, versionText())
 			return err
 		},
 	}
 	cmd.Flags().Var(f, "format", "output format: text or json")
 	return cmd
+}
+
+// versionText is what `cdkbot version` and `cdkbot --version` print.
+func versionText() string {
+	rev, when := Build()
+	built := ""
+	if rev != "" {
+		built = " (commit " + rev[:min(len(rev), 12)]
+		if when != "" {
+			built += ", built " + when
+		}
+		built += ")"
+	}
+	sch := assembly.Schema()
+	return fmt.Sprintf("cdkbot %s%s %s/%s\n"+
+		"cloud assembly schema: reads every version up to %d.x (embedded from %s)\n",
+		Version(), built, runtime.GOOS, runtime.GOARCH, sch.MaxMajor, sch.Source)
 }
