@@ -21,7 +21,8 @@ func TestBaseThatFailsToSynthesizeBlocks(t *testing.T) {
 	head := commitAssembly(t, dir, "the head, with its assembly", "Bucket", "Queue")
 
 	code, stdout, stderr := run(t, "review", "--repo", dir, "--base", base, "--head", head)
-	if code != ExitVerdict || !strings.Contains(stdout, "base failed to synthesize · blocked") ||
+	if code != ExitVerdict || !strings.HasPrefix(stdout, "cdkbot review: blocked · ") ||
+		!strings.Contains(stdout, "base failed to synthesize") ||
 		!strings.Contains(stdout, "✗ blocked: the base "+base[:12]+" failed to synthesize") {
 		t.Errorf("fail closed: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -81,7 +81,7 @@ func TestHeadCannotRewriteTheBase(t *testing.T) {
 	// The attacker knows where the base's cached assembly is (its key is made of public git ids).
 	t.Setenv("CDK_PROBE_CACHE", filepath.Join(cache, "cdkbot", "assemblies"))
 	code, stdout, stderr = run(t, "review", "--repo", dir, "--base", base, "--head", head, "--no-color", "--synth-user", "61002,61003")
-	if code != ExitVerdict || !strings.Contains(stdout, "Table") || !strings.Contains(stdout, "blocked") {
+	if code != ExitVerdict || !strings.Contains(stdout, "Table") || !strings.Contains(stdout, "✗ gate") {
 		t.Errorf("synthesis user: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
