@@ -430,3 +430,18 @@ func TestActionRateLimitWait(t *testing.T) {
 		t.Errorf("bad value: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// The action reads synth-timeout (once a flag of cdkbot review only): a value that is not a
+// duration fails the run before anything is synthesized or posted, naming the input.
+func TestActionSynthTimeoutInput(t *testing.T) {
+	srv := ghserver.New(t, actionToken)
+	actionEnv(t, srv, actionToken, "pull_request", prEvent(t, "opened", "4678020cb068", "9f2c1a0b7d4e"))
+	t.Setenv("INPUT_SYNTH-TIMEOUT", "ten minutes")
+	code, _, stderr := run(t, "action")
+	if code != ExitUsage || !strings.Contains(stderr, "synth-timeout") || !strings.Contains(stderr, "give a duration") {
+		t.Errorf("exit %d, want %d naming the input:\n%s", code, ExitUsage, stderr)
+	}
+	if len(srv.Comments[42]) != 0 || len(srv.CheckRuns) != 0 {
+		t.Errorf("posted on a bad input: %d comments, %d check runs", len(srv.Comments[42]), len(srv.CheckRuns))
+	}
+}

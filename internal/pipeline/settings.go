@@ -69,7 +69,7 @@ var ReviewSettings = []Setting[ReviewOptions]{
 	{Name: "synth-command", Kind: Text, Action: true,
 		Usage: "synthesize the app (default: cdk.json's app, run with CDK_OUTDIR)",
 		Set:   text(func(o *ReviewOptions, v string) { o.SynthCommand = v })},
-	{Name: "synth-timeout", Kind: Duration, Default: "10m0s",
+	{Name: "synth-timeout", Kind: Duration, Action: true, Default: "10m0s",
 		Usage: "time limit for installing and synthesizing one revision",
 		Set: func(o *ReviewOptions, v string) error {
 			d, err := time.ParseDuration(v)
