@@ -238,9 +238,9 @@ func FanInJSON(w io.Writer, c apps.Combined) error {
 		}
 		out.Sections = append(out.Sections, l)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	// Through the JSON views' one escaping: the legs' strings (app directories, file names) are
+	// the pull request's, and a job prints this JSON to its log.
+	return encodeJSON(w, out, "  ", true)
 }
 
 func envCell(env string) string {
