@@ -100,3 +100,35 @@ func TestFanInNeverSafeWhenALegFails(t *testing.T) {
 		}
 	}
 }
+
+// The fan-out's views name apps and environments the repository chose (its directories, and
+// .cdkbot.yml's list and context, which a pull request can change): none of them can run a
+// workflow command or hide a character in the log, and the matrix reads back the same legs.
+func TestFanOutHostileNamesStayInert(t *testing.T) {
+	t.Parallel()
+	f := FanOut{Plan: apps.Plan{Key: "cdk/review", Legs: []apps.Leg{
+		{App: evilLead + evil, Dir: "a", Environment: evil, Context: map[string]string{evil: evilLead}, Key: "cdk/review/a", Status: apps.Touched, Why: evil},
+		{App: evil, Dir: "b", Key: "cdk/review/b", Status: apps.Unchanged, Why: evilLead},
+	}}, Base: "0123456789abcdef0123456789abcdef01234567", Head: "89abcdef0123456789abcdef0123456789abcdef"}
+	var js, text, matrix bytes.Buffer
+	if err := FanOutJSON(&js, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := FanOutText(&text, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := FanOutMatrix(&matrix, f); err != nil {
+		t.Fatal(err)
+	}
+	assertInert(t, "fan-out json", js.String(), "json")
+	assertInert(t, "fan-out text", text.String(), "text")
+	for name, raw := range map[string][]byte{"json": js.Bytes(), "matrix": matrix.Bytes()} {
+		back, err := ParseFanOut(raw)
+		if err != nil || len(back.Legs) != 2 || back.Legs[0].App != evilLead+evil || back.Legs[0].Environment != evil {
+			t.Errorf("%s does not read back: %v %+v", name, err, back.Legs)
+		}
+	}
+	if n := strings.Count(matrix.String(), "\n"); n != 1 {
+		t.Errorf("the matrix for $GITHUB_OUTPUT is %d lines", n)
+	}
+}
