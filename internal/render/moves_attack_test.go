@@ -44,7 +44,7 @@ func TestLikelyMoveNeverSoftensADestroy(t *testing.T) {
 	if h := ReviewHeadline(rep); !strings.HasPrefix(h, "⚠️ needs approval") || !strings.Contains(h, "1 destroy") {
 		t.Errorf("check run title %q", h)
 	}
-	if !strings.Contains(text.String(), "blocked") || !strings.Contains(text.String(), "destroy") {
+	if !strings.HasPrefix(text.String(), "cdkbot review: needs approval") || !strings.Contains(text.String(), "[-] destroy") {
 		t.Errorf("terminal:\n%s", text.String())
 	}
 }
