@@ -132,3 +132,19 @@ func TestFanOutHostileNamesStayInert(t *testing.T) {
 		t.Errorf("the matrix for $GITHUB_OUTPUT is %d lines", n)
 	}
 }
+
+// A leg's report says how much it changes: one that claims minus one destroy, or more stacks than
+// an int holds, cannot cancel or wrap another leg's destroy out of the combined headline.
+func TestFanInCountsCannotCancel(t *testing.T) {
+	t.Parallel()
+	legs := []apps.Leg{{App: "a", Key: "k/a", Status: apps.Touched}, {App: "b", Key: "k/b", Status: apps.Touched},
+		{App: "c", Key: "k/c", Status: apps.Touched}}
+	c := apps.Combine(apps.Plan{Key: "k", Legs: legs}, "abc1234", []apps.Report{
+		{Key: "k/a", HeadSHA: "abc1234", Failed: true, Review: []byte(legBlocked)},
+		{Key: "k/b", HeadSHA: "abc1234", Review: []byte(`{"gates":[],"diff":{"stacks":[],"summary":{"destroy":-1,"stacksChanged":-1}}}`)},
+		{Key: "k/c", HeadSHA: "abc1234", Review: []byte(`{"gates":[],"diff":{"stacks":[],"summary":{"destroy":9223372036854775807}}}`)},
+	})
+	if h := FanInHeadline(c); !strings.Contains(h, "destroy") || strings.Contains(h, "-") {
+		t.Errorf("headline %q", h)
+	}
+}
