@@ -425,6 +425,12 @@ func annotations(g Gate, rep *review.Report) []githubapi.Annotation {
 		path = "cdk.json"
 	}
 	var out []githubapi.Annotation
+	total := 0
+	for _, gate := range rep.Gates {
+		if gate.Failing() || gate.Overridden {
+			total += len(gate.Items)
+		}
+	}
 	for _, gate := range rep.Gates {
 		level := ""
 		switch {
@@ -442,6 +448,13 @@ func annotations(g Gate, rep *review.Report) []githubapi.Annotation {
 			advice = "\n" + render.GateAdvice(gate.Name)
 		}
 		for _, item := range gate.Items {
+			// The items are the app's to multiply (thousands of validation errors): past the
+			// fan-in's bound, one annotation says how many more there are and where.
+			if len(out) == maxFanInAnnotations-1 && total > maxFanInAnnotations {
+				return append(out, githubapi.Annotation{Path: path, StartLine: 1, Level: level,
+					Title: "cdkbot gates", Message: fmt.Sprintf("%d more gate items: the job summary "+
+						"and the report file list them", total-len(out))})
+			}
 			out = append(out, githubapi.Annotation{Path: path, StartLine: 1,
 				Level: level, Title: "cdkbot gate " + gate.Name, Message: render.Clean(item) + advice})
 		}

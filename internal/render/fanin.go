@@ -25,8 +25,12 @@ func legReview(raw []byte) *forkReviewJSON {
 
 func (r *forkReviewJSON) counts() Counts {
 	s := r.Diff.Summary
-	return Counts{Create: s.Create, Update: s.Update, Replace: s.Replace, MayReplace: s.MayReplace,
-		Destroy: s.Destroy, Orphan: s.Orphan, Import: s.Import, StacksChanged: s.StacksChanged, Broadened: s.Broadening}
+	// A leg's counts are its report's word: a negative one must not cancel another leg's
+	// destroys in the sum, nor a huge one overflow it.
+	n := func(v int) int { return min(max(v, 0), 1<<30) }
+	return Counts{Create: n(s.Create), Update: n(s.Update), Replace: n(s.Replace), MayReplace: n(s.MayReplace),
+		Destroy: n(s.Destroy), Orphan: n(s.Orphan), Import: n(s.Import), StacksChanged: n(s.StacksChanged),
+		Broadened: s.Broadening}
 }
 
 func addCounts(a, b Counts) Counts {
@@ -238,9 +242,9 @@ func FanInJSON(w io.Writer, c apps.Combined) error {
 		}
 		out.Sections = append(out.Sections, l)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	// Through the JSON views' one escaping: the legs' strings (app directories, file names) are
+	// the pull request's, and a job prints this JSON to its log.
+	return encodeJSON(w, out, "  ", true)
 }
 
 func envCell(env string) string {

@@ -143,9 +143,9 @@ func FanOutJSON(w io.Writer, f FanOut) error {
 	if out.Legs == nil {
 		out.Legs = []apps.Leg{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	// Through the JSON views' one escaping: app names and environments come from the repository
+	// (its directories, .cdkbot.yml), and a job prints this JSON to its log.
+	return encodeJSON(w, out, "  ", true)
 }
 
 // FanOutText writes the fan-out for a terminal: a line per leg, touched first.

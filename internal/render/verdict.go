@@ -47,7 +47,9 @@ func verdictOf(baseUnavailable bool, gates []review.Gate, changed bool) Verdict 
 	}
 	for _, g := range gates {
 		switch {
-		case g.Failing() && !review.Approvable(g.Name):
+		// An approval never lifts such a gate: a report that says one did (a fork's, a leg's:
+		// data their author wrote) blocks all the same.
+		case g.Triggered && g.Enforced && !review.Approvable(g.Name):
 			return Blocked
 		case g.Failing():
 			v = NeedsApproval
@@ -92,9 +94,11 @@ func commitRef(sha string, l Links) string {
 }
 
 // safeURL accepts the https URLs Actions gives (GITHUB_SERVER_URL and what is built on it),
-// without characters that could end a Markdown link.
+// without characters that could end a Markdown link, and in printable ASCII only: a control,
+// bidirectional or invisible character would hide where the link goes.
 func safeURL(u string) bool {
-	return strings.HasPrefix(u, "https://") && !strings.ContainsAny(u, " ()<>[]\"'`\\\n\r\t")
+	return strings.HasPrefix(u, "https://") && !strings.ContainsAny(u, " ()<>[]\"'`\\\n\r\t") &&
+		!strings.ContainsFunc(u, func(r rune) bool { return r < 0x21 || r > 0x7e })
 }
 
 // provenance is the line under the headline that tells a fresh comment from a stale one: the

@@ -30,8 +30,16 @@ type MoveEnd struct {
 }
 
 // maxMoveComparisons bounds the pairs of removed and created resources compared: the diff comes
-// from the pull request, and a hostile one must not make the review quadratic.
-const maxMoveComparisons = 200_000
+// from the pull request, and a hostile one must not make the review quadratic. maxMoveWork
+// bounds what those comparisons cost, in values: comparing two resources' properties costs at
+// most the product of their sizes (Tags, security-group rules and policy documents compare as
+// sets), and rewriting one's references its size, so a few resources with tags by the ten
+// thousand cannot keep the review busy for hours either. A move is a hint: a pair past the bound
+// is not compared, and neither of its ends is hinted.
+const (
+	maxMoveComparisons = 200_000
+	maxMoveWork        = 1 << 30
+)
 
 // Moves finds the likely moves among the top-level stacks of a diff. A pair is a move only when
 // neither side has another candidate: two identical buckets removed and one created is no hint
@@ -58,15 +66,29 @@ func Moves(stacks []*cfndiff.StackDiff) []Move {
 		return nil
 	}
 	renamed := map[string]map[string]string{} // stack id -> old logical id -> new logical id
-	matched := map[*cfndiff.ResourceChange]bool{}
+	matched, unsure := map[*cfndiff.ResourceChange]bool{}, map[*cfndiff.ResourceChange]bool{}
+	size := map[*cfndiff.ResourceChange]int{}
+	for _, e := range removed {
+		size[e.res] = values(property(e.res.Old))
+	}
+	for _, e := range added {
+		size[e.res] = values(property(e.res.New))
+	}
 	var out []Move
-	budget := maxMoveComparisons
+	budget, work := maxMoveComparisons, maxMoveWork
 	for {
 		found := false
 		candidates := map[*cfndiff.ResourceChange][]end{}
 		for _, o := range removed {
 			if matched[o.res] {
 				continue
+			}
+			if len(renamed[o.stack.ID]) > 0 {
+				if size[o.res] > work {
+					unsure[o.res] = true
+					continue
+				}
+				work -= size[o.res]
 			}
 			props := rewriteRefs(property(o.res.Old), renamed[o.stack.ID])
 			for _, n := range added {
@@ -76,6 +98,14 @@ func Moves(stacks []*cfndiff.StackDiff) []Move {
 				if budget--; budget < 0 {
 					return sortMoves(out)
 				}
+				// A pair too costly to compare is not compared, and neither end is hinted: it
+				// might have been the other candidate that makes the hint ambiguous.
+				cost := size[o.res] * size[n.res]
+				if cost > work {
+					unsure[o.res], unsure[n.res] = true, true
+					continue
+				}
+				work -= cost
 				if cfndiff.Equal(props, property(n.res.New)) {
 					candidates[o.res] = append(candidates[o.res], n)
 					candidates[n.res] = append(candidates[n.res], o)
@@ -84,7 +114,7 @@ func Moves(stacks []*cfndiff.StackDiff) []Move {
 		}
 		for _, o := range removed {
 			c := candidates[o.res]
-			if matched[o.res] || len(c) != 1 || len(candidates[c[0].res]) != 1 {
+			if matched[o.res] || len(c) != 1 || len(candidates[c[0].res]) != 1 || unsure[o.res] || unsure[c[0].res] {
 				continue
 			}
 			n := c[0]
@@ -127,6 +157,23 @@ func property(resource *cfn.Object) any {
 		return cfn.NewObject()
 	}
 	return v
+}
+
+// values counts the values of v, itself included: what comparing or copying it costs.
+func values(v any) int {
+	n := 1
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			n += values(e)
+		}
+	case *cfn.Object:
+		for _, k := range x.Keys() {
+			val, _ := x.Get(k)
+			n += values(val)
+		}
+	}
+	return n
 }
 
 // rewriteRefs is v with references to renamed logical ids (Ref, Fn::GetAtt in both forms,
