@@ -21,6 +21,12 @@ func CommentKey(input, job string) (string, error) {
 		return "", failure.Usagef("input key %q: give at most %d characters, one line, without <, >, \", ` or --",
 			truncateKey(input), maxKey)
 	}
+	if strings.HasPrefix(input, deployKeyPrefix) {
+		// The merge deploy's own comments are keyed deploy/…: it skips them when it looks for
+		// reviews, so a review keyed so would be invisible to it.
+		return "", failure.Usagef("input key %q: keys starting with %s are the deploy's own; choose another",
+			truncateKey(input), deployKeyPrefix)
+	}
 	return input, nil
 }
 
@@ -30,3 +36,6 @@ func truncateKey(s string) string {
 	}
 	return s
 }
+
+// deployKeyPrefix starts the key of the merge deploy's own comments (deploy/ + the review's key).
+const deployKeyPrefix = "deploy/"

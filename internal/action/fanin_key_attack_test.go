@@ -8,7 +8,6 @@ import "testing"
 // the pull request as unreviewed (on-unreviewed: warn deploys it), and would edit the deploy
 // comment of that key as its own. A key input the deploy reads as its own is refused.
 func TestCommentKeyCannotTakeTheDeploysKeys(t *testing.T) {
-	t.Skip("attack: a key input deploy/… hides the review from the merge deploy (merge.go skips deploy/ markers); fix pending in internal/action/fanin_key.go (CommentKey: refuse a key starting with deploy/)")
 	for _, key := range []string{"deploy/cdk/review/.", "deploy/x"} {
 		if k, err := CommentKey(key, "cdk/review/."); err == nil {
 			t.Errorf("key input %q taken as %q", key, k)

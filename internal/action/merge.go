@@ -47,7 +47,8 @@ func DeployOnMerge(ctx context.Context, d Deps, in Merge) error {
 	}
 	m := &merge{d: d, in: in}
 	m.prs = m.mergedPullRequests(ctx)
-	rep := &deployplan.Report{Key: "deploy/" + in.Key, Revision: in.After, RunURL: in.RunURL, ShowOutputs: in.ShowOutputs}
+	rep := &deployplan.Report{Key: deployKeyPrefix + in.Key, Revision: in.After, RunURL: in.RunURL,
+		ShowOutputs: in.ShowOutputs}
 	// Whatever stops the deploy before it starts is reported like a failed deploy: on the pull
 	// requests and in the failure issue, not only in the log.
 	stopped := func(err error) error {
@@ -219,7 +220,7 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 		// hold them itself, in one reading.
 		all, err := m.d.GitHub.OwnCommentBodies(ctx, pr.Number, func(b string) bool {
 			if mk, ok := render.ParseMarker(b); ok {
-				return !strings.HasPrefix(mk.Key, "deploy/")
+				return !strings.HasPrefix(mk.Key, deployKeyPrefix)
 			}
 			_, ok := render.ParseIdentityPart(b)
 			return ok

@@ -99,6 +99,9 @@ func Combine(p Plan, headSHA string, reports []Report) Combined {
 		case len(rs) > 1:
 			s.Outcome, s.Problem = Invalid, fmt.Sprintf("%d reports claim this leg (%s and %s): none is taken",
 				len(rs), rs[0].Source, rs[1].Source)
+		case headSHA == "":
+			s.Outcome, s.Problem = Invalid, "the fan-in does not know the head commit, so it cannot tell a fresh "+
+				"report from a stale one: give the plan's head (cdkbot apps --head) or --head-sha"
 		case rs[0].HeadSHA != headSHA:
 			s.Outcome, s.Problem = Invalid, fmt.Sprintf("its report (%s) is of another commit than the head reviewed",
 				rs[0].Source)
