@@ -25,14 +25,16 @@ const (
 	Missing                // touched, but no report came back: the leg failed or never ran
 	Invalid                // a report came back that cannot stand for the leg
 	NotRun                 // unchanged: not synthesized, nothing to review
+	// Gone is a removed app: nothing to review or deploy, its stacks left deployed (said, not blocking).
+	Gone
 )
 
-var outcomeNames = [...]string{"passed", "blocked", "missing", "invalid", "unchanged"}
+var outcomeNames = [...]string{"passed", "blocked", "missing", "invalid", "unchanged", "removed"}
 
 func (o Outcome) String() string { return outcomeNames[o] }
 
 // Symbol marks the outcome in views.
-func (o Outcome) Symbol() string { return [...]string{"✅", "❌", "❌", "❌", "➖"}[o] }
+func (o Outcome) Symbol() string { return [...]string{"✅", "❌", "❌", "❌", "➖", "⚠️"}[o] }
 
 // MarshalText writes the outcome's name.
 func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
@@ -47,7 +49,7 @@ type Section struct {
 }
 
 // Combined is the fan-in: one section per leg of the plan, blocked ones first, then the passed,
-// then the unchanged, and notes about reports no leg asked for.
+// then the removed, then the unchanged, and notes about reports no leg asked for.
 type Combined struct {
 	Key      string    `json:"key"`
 	HeadSHA  string    `json:"headSha"`
@@ -58,7 +60,7 @@ type Combined struct {
 // Failed is true when any leg blocks, is missing or sent a report that cannot stand.
 func (c Combined) Failed() bool {
 	for _, s := range c.Sections {
-		if s.Outcome != Passed && s.Outcome != NotRun {
+		if s.Outcome != Passed && s.Outcome != NotRun && s.Outcome != Gone {
 			return true
 		}
 	}
@@ -94,6 +96,8 @@ func Combine(p Plan, headSHA string, reports []Report) Combined {
 		switch {
 		case l.Status == Unchanged:
 			s.Outcome = NotRun
+		case l.Status == Removed:
+			s.Outcome = Gone // a report claiming it is a stray: nothing was there to review
 		case len(rs) == 0:
 			s.Outcome, s.Problem = Missing, "no report came back: the leg failed or did not run (its job log says why)"
 		case len(rs) > 1:
@@ -124,7 +128,7 @@ func Combine(p Plan, headSHA string, reports []Report) Combined {
 	for _, s := range stray {
 		c.Notes = append(c.Notes, fmt.Sprintf("the report %s is for no app of this change: left out", s))
 	}
-	rank := func(o Outcome) int { return [...]int{1, 0, 0, 0, 2}[o] }
+	rank := func(o Outcome) int { return [...]int{1, 0, 0, 0, 3, 2}[o] }
 	sort.SliceStable(c.Sections, func(i, j int) bool {
 		return rank(c.Sections[i].Outcome) < rank(c.Sections[j].Outcome)
 	})

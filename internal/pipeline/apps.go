@@ -123,7 +123,18 @@ func Apps(_ context.Context, o AppsOptions) (*AppsPlan, error) {
 	if key == "" {
 		key = "default"
 	}
-	return &AppsPlan{Plan: apps.NewPlan(key, list, baseKeys, headKeys, everything), Base: base, Head: head}, nil
+	// The base's apps, as the base's configuration lists them: one the head lacks is reported
+	// removed, since its stacks stay deployed with nothing left to deploy them.
+	baseCfg, err := appsConfig(repo, base, cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	baseList, err := apps.Find(repo, base, baseCfg)
+	if err != nil {
+		return nil, failure.InputErr(fmt.Errorf("the base's apps: %w", err))
+	}
+	plan := apps.NewPlan(key, list, baseKeys, headKeys, everything).WithRemoved(baseList, list)
+	return &AppsPlan{Plan: plan, Base: base, Head: head}, nil
 }
 
 func joinRepo(dir, name string) string {

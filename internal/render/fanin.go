@@ -71,6 +71,9 @@ func FanInHeadline(c apps.Combined) string {
 	if n := c.Count(apps.NotRun); n > 0 {
 		counted = append(counted, fmt.Sprintf("%d unchanged", n))
 	}
+	if n := c.Count(apps.Gone); n > 0 {
+		counted = append(counted, fmt.Sprintf("%d removed", n))
+	}
 	parts := []string{verdict, plural(len(c.Sections), "app environment", "app environments") + ": " +
 		strings.Join(counted, ", ")}
 	var all Counts
@@ -115,12 +118,18 @@ func FanInMarkdown(w io.Writer, c apps.Combined, budget int) error {
 		}
 		b.WriteString("\n")
 	}
+	if n := c.Count(apps.Gone); n > 0 {
+		// Said above the legs: what a removal leaves running is easy to miss in a row.
+		fmt.Fprintf(&b, "> [!WARNING]\n> %s removed by this change, and cdkbot deletes no stack: what %s "+
+			"deployed stays deployed (the table says which).\n\n", plural(n, "app environment is", "app environments are"),
+			pick(n, "it", "they"))
+	}
 	for _, n := range c.Notes {
 		b.WriteString("> [!NOTE]\n> " + mdText(truncate(n, 400)) + "\n\n")
 	}
 	left := 0
 	for _, s := range c.Sections {
-		if s.Outcome == apps.NotRun || s.Outcome == apps.Missing || s.Outcome == apps.Invalid {
+		if s.Outcome == apps.NotRun || s.Outcome == apps.Missing || s.Outcome == apps.Invalid || s.Outcome == apps.Gone {
 			continue
 		}
 		if b.Len() > budget*3/4 {
@@ -145,6 +154,8 @@ func legOutcome(s apps.Section) string {
 	switch s.Outcome {
 	case apps.NotRun:
 		return "unchanged: " + s.Why
+	case apps.Gone:
+		return "removed: " + s.Why
 	case apps.Missing, apps.Invalid:
 		return s.Outcome.String() + ": " + s.Problem
 	}
@@ -252,4 +263,11 @@ func envCell(env string) string {
 		return "—"
 	}
 	return mdSpan(env, 60)
+}
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -142,3 +142,41 @@ func TestReportArtifact(t *testing.T) {
 		t.Errorf("%q %q", a, b)
 	}
 }
+
+// An app the change removes is listed, and said above the legs: nothing to review, and its stacks
+// stay deployed since cdkbot deletes none. It does not block.
+func TestFanInRemoved(t *testing.T) {
+	net := []apps.App{{Name: "infra/network", Dir: "infra/network", Environments: []apps.Environment{{}}}}
+	gone := []apps.App{{Name: "services/users/infra", Dir: "services/users/infra",
+		Environments: apps.Environments(map[string][]string{"stage": {"dev", "prod"}})}}
+	p := apps.NewPlan("cdk/review", net, apps.Keys{"infra/network": "1", "services/users/infra": "2"},
+		apps.Keys{"infra/network": "9"}, "").WithRemoved(append(net, gone...), net)
+	f := FanOut{Plan: p, Base: "9f2c1a0b7d4e5f60", Head: "4678020cb0681234"}
+	var text, matrix bytes.Buffer
+	if err := FanOutText(&text, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := FanOutMatrix(&matrix, f); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "testdata/fanin/apps-removed.txt", text.Bytes())
+	golden.Assert(t, "testdata/fanin/apps-removed-matrix.json", matrix.Bytes())
+	back, err := ParseFanOut(matrix.Bytes())
+	if err != nil || len(back.Legs) != 3 || back.Legs[1].Status != apps.Removed {
+		t.Fatalf("read back: %v %+v", err, back.Legs)
+	}
+	c := apps.Combine(back.Plan, "4678020cb068", []apps.Report{
+		{Key: "cdk/review/infra/network", HeadSHA: "4678020cb068", Review: []byte(legPassed)}})
+	var md, combined bytes.Buffer
+	if err := FanInMarkdown(&md, c, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := FanInText(&combined, c); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, "testdata/fanin/removed.md", md.Bytes())
+	golden.Assert(t, "testdata/fanin/removed.txt", combined.Bytes())
+	if h := FanInHeadline(c); !strings.HasPrefix(h, "✅ safe · 3 app environments: 1 reviewed, 2 removed") {
+		t.Errorf("headline %q", h)
+	}
+}
