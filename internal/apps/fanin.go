@@ -12,7 +12,10 @@ type Report struct {
 	HeadSHA string // the commit its review was of (from its marker)
 	Failed  bool   // its gates blocked
 	Review  []byte // its review as JSON, rendered by the fan-in's views with everything escaped
-	Source  string // where it was read (a file), for messages
+	// Record is what the leg's review recorded for the merge deploy (its comment's marker, as
+	// JSON): the combined comment carries it, so the deploy of this leg is bound to it.
+	Record []byte
+	Source string // where it was read (a file), for messages
 }
 
 // Outcome is what the fan-in makes of one leg: a tiny enum with a symbol.
@@ -46,6 +49,7 @@ type Section struct {
 	// Problem says, in cdkbot's words, why a leg is missing or invalid.
 	Problem string `json:"problem,omitempty"`
 	Review  []byte `json:"-"` // the leg's review (untrusted JSON), when reported
+	Record  []byte `json:"-"` // what the leg's review recorded for the deploy (Report.Record), when reported
 }
 
 // Combined is the fan-in: one section per leg of the plan, blocked ones first, then the passed,
@@ -55,6 +59,10 @@ type Combined struct {
 	HeadSHA  string    `json:"headSha"`
 	Sections []Section `json:"sections"`
 	Notes    []string  `json:"notes,omitempty"`
+	// Verified is true when the legs' reports are as trusted as a review comment the same
+	// workflow would have posted: they came from the pull request's own workflow run, not a
+	// fork's. Only then does the merge deploy take the legs' records as what was reviewed.
+	Verified bool `json:"verified,omitempty"`
 }
 
 // Failed is true when any leg blocks, is missing or sent a report that cannot stand.
@@ -110,9 +118,9 @@ func Combine(p Plan, headSHA string, reports []Report) Combined {
 			s.Outcome, s.Problem = Invalid, fmt.Sprintf("its report (%s) is of another commit than the head reviewed",
 				rs[0].Source)
 		case rs[0].Failed:
-			s.Outcome, s.Review = Blocked, rs[0].Review
+			s.Outcome, s.Review, s.Record = Blocked, rs[0].Review, rs[0].Record
 		default:
-			s.Outcome, s.Review = Passed, rs[0].Review
+			s.Outcome, s.Review, s.Record = Passed, rs[0].Review, rs[0].Record
 		}
 		c.Sections = append(c.Sections, s)
 	}

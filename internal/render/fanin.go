@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/apps"
@@ -86,18 +87,99 @@ func FanInHeadline(c apps.Combined) string {
 	return Clean(strings.Join(parts, " · "))
 }
 
+// fanInMarker is the combined comment's marker: a review marker (what finds the sticky comment)
+// with the marker of each reviewed leg, as its review recorded it for the merge deploy.
+type fanInMarker struct {
+	Marker
+	Combined bool     `json:"combined"` // a combined review, even with no leg recorded
+	Legs     []Marker `json:"legs,omitempty"`
+}
+
+func (m fanInMarker) comment() string {
+	b, _ := json.Marshal(m)
+	return MarkerPrefix + hideDashes(string(b)) + " -->"
+}
+
+// newFanInMarker records each reviewed leg's marker (its report's record: head commit, blocked,
+// every stack's deploy identity) for the deploy of that leg. The legs' records are what their
+// reviews would have written in comments of their own: taken as reviewed only when c is
+// Verified (the reports came from the pull request's own workflow run), else flagged unverified
+// like a fork's review. Past a quarter of budget the legs' identities go to comments of their own
+// (FanInIdentityComments), each leg keeping their digest, as a large review does.
+func newFanInMarker(c apps.Combined, budget int) fanInMarker {
+	m := fanInMarker{Marker: Marker{Tool: "cdkbot", Key: c.Key, HeadSHA: c.HeadSHA, Blocked: c.Failed(),
+		Unverified: !c.Verified}, Combined: true}
+	for _, s := range c.Sections {
+		var leg Marker
+		if len(s.Record) == 0 || json.Unmarshal(s.Record, &leg) != nil || leg.Key != s.Key {
+			continue
+		}
+		leg.Unverified = leg.Unverified || !c.Verified
+		leg.Blocked = leg.Blocked || s.Outcome == apps.Blocked
+		m.Legs = append(m.Legs, leg)
+	}
+	if len(m.comment()) <= budget/4 {
+		return m
+	}
+	for i, leg := range m.Legs {
+		if len(leg.Stacks) > 0 {
+			m.Legs[i].StacksDigest = IdentitiesDigest(leg.Stacks)
+			m.Legs[i].IdentityParts = len(identityParts(leg.Key, leg.Stacks))
+			m.Legs[i].Stacks = nil
+		}
+	}
+	return m
+}
+
+// FanInIdentityComments are the comments that hold the legs' deploy identities when the
+// combined comment of budget bytes keeps only their digests, keyed by each leg's key.
+func FanInIdentityComments(c apps.Combined, budget int) []string {
+	if budget <= 0 {
+		budget = GitHubCommentLimit
+	}
+	kept, full := newFanInMarker(c, budget), newFanInMarker(c, math.MaxInt)
+	var out []string
+	for i, leg := range kept.Legs {
+		if leg.Stacks == nil && full.Legs[i].Stacks != nil {
+			out = append(out, identityComments(leg.Key, full.Legs[i].Stacks)...)
+		}
+	}
+	return out
+}
+
+// FanInLegs reads the legs' markers a combined comment's marker carries, and whether body is a
+// combined review at all: each is what one leg's review recorded, under the leg's key.
+func FanInLegs(body string) ([]Marker, bool) {
+	rest, ok := strings.CutPrefix(body, MarkerPrefix)
+	if !ok {
+		return nil, false
+	}
+	end := strings.Index(rest, " -->")
+	if end < 0 {
+		return nil, false
+	}
+	var m fanInMarker
+	if json.Unmarshal([]byte(rest[:end]), &m) != nil || m.Tool != "cdkbot" || !m.Combined {
+		return nil, false
+	}
+	for i := range m.Legs {
+		// A combined review cdkbot could not verify cannot vouch for its legs, whatever they say.
+		m.Legs[i].Unverified = m.Legs[i].Unverified || m.Unverified
+	}
+	return m.Legs, true
+}
+
 // FanInMarkdown renders the combined review of a fan-out as one comment of at most budget
 // bytes: the marker, the headline over all apps, a table with a row per app and environment
 // (touched first), then a section per reviewed leg, re-rendered from its review's data (never
-// from Markdown it carries: every string escaped, every table bounded). The marker is flagged
-// unverified: the legs' reports were written where pull request code ran, and the deploy flow
-// takes the word of a review cdkbot rendered from its own synthesis only.
+// from Markdown it carries: every string escaped, every table bounded). The marker carries each
+// reviewed leg's record for the merge deploy (newFanInMarker), flagged unverified unless the
+// legs' reports came from the pull request's own workflow run.
 func FanInMarkdown(w io.Writer, c apps.Combined, budget int) error {
 	if budget <= 0 {
 		budget = GitHubCommentLimit
 	}
-	m := Marker{Tool: "cdkbot", Key: c.Key, HeadSHA: c.HeadSHA, Blocked: c.Failed(), Unverified: true}
-	marker := m.comment() + "\n"
+	marker := newFanInMarker(c, budget).comment() + "\n"
 	budget -= len(marker)
 	var b bytes.Buffer
 	b.WriteString("### cdkbot review: " + mdText(FanInHeadline(c)) + "\n\n")

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -178,5 +179,75 @@ func TestFanInRemoved(t *testing.T) {
 	golden.Assert(t, "testdata/fanin/removed.txt", combined.Bytes())
 	if h := FanInHeadline(c); !strings.HasPrefix(h, "✅ safe · 3 app environments: 1 reviewed, 2 removed") {
 		t.Errorf("headline %q", h)
+	}
+}
+
+// legRecord is what a leg's report recorded: its comment's marker.
+func legRecord(key string, stacks map[string]string) []byte {
+	b, _ := json.Marshal(Marker{Tool: "cdkbot", Key: key, HeadSHA: "h", Stacks: stacks})
+	return b
+}
+
+// The combined comment's marker carries each reviewed leg's record for the deploy of that leg:
+// as reviewed when the reports came from the pull request's own run, unverified otherwise (and
+// a combined marker that is unverified makes every leg unverified, whatever the leg says); a
+// record of another key than its leg's is left out. Past a quarter of the budget the legs keep
+// only their identities' digest, and the identities go to part comments the deploy joins back.
+func TestFanInMarkerRecordsLegs(t *testing.T) {
+	envs := []apps.Environment{{Name: "dev"}, {Name: "prod"}}
+	p := apps.NewPlan("k", []apps.App{{Name: "a", Dir: "a", Environments: envs}}, apps.Keys{"a": "1"}, apps.Keys{"a": "2"}, "")
+	stacks := map[string]string{}
+	for i := range 40 {
+		stacks[fmt.Sprintf("Stack%02d", i)] = strings.Repeat("x", 120)
+	}
+	c := apps.Combine(p, "h", []apps.Report{
+		{Key: "k/a/dev", HeadSHA: "h", Review: []byte(legPassed), Record: legRecord("k/a/dev", stacks)},
+		{Key: "k/a/prod", HeadSHA: "h", Review: []byte(legPassed), Record: legRecord("k/a/dev", stacks)},
+	})
+	c.Verified = true
+	var md bytes.Buffer
+	if err := FanInMarkdown(&md, c, 0); err != nil {
+		t.Fatal(err)
+	}
+	legs, ok := FanInLegs(md.String())
+	if !ok || len(legs) != 1 || legs[0].Key != "k/a/dev" || legs[0].Unverified || len(legs[0].Stacks) != 40 {
+		t.Fatalf("legs %v %+v", ok, legs)
+	}
+	if m, ok := ParseMarker(md.String()); !ok || m.Key != "k" || m.Unverified {
+		t.Errorf("marker %+v", m)
+	}
+	if parts := FanInIdentityComments(c, 0); len(parts) != 0 {
+		t.Errorf("%d identity comments, but the identities fit the marker", len(parts))
+	}
+
+	// A small comment: the leg keeps the digest, the parts hold the identities, joined whole.
+	md.Reset()
+	if err := FanInMarkdown(&md, c, 16<<10); err != nil {
+		t.Fatal(err)
+	}
+	legs, _ = FanInLegs(md.String())
+	parts := FanInIdentityComments(c, 16<<10)
+	if len(legs) != 1 || legs[0].Stacks != nil || legs[0].IdentityParts != len(parts) || len(parts) == 0 {
+		t.Fatalf("legs %+v, %d parts", legs, len(parts))
+	}
+	if got, err := JoinIdentityParts(legs[0], parts); err != nil || len(got) != 40 {
+		t.Errorf("joined %d, %v", len(got), err)
+	}
+
+	c.Verified = false
+	md.Reset()
+	if err := FanInMarkdown(&md, c, 0); err != nil {
+		t.Fatal(err)
+	}
+	if legs, _ := FanInLegs(md.String()); len(legs) != 1 || !legs[0].Unverified {
+		t.Errorf("a combined review of reports cdkbot cannot verify: %d legs", len(legs))
+	}
+	forged := fanInMarker{Marker: Marker{Tool: "cdkbot", Key: "k", Unverified: true}, Combined: true,
+		Legs: []Marker{{Tool: "cdkbot", Key: "k/a/dev", HeadSHA: "h", Stacks: stacks}}}.comment()
+	if legs, _ := FanInLegs(forged); len(legs) != 1 || !legs[0].Unverified {
+		t.Errorf("a leg cannot be verified under an unverified combined review: %d legs", len(legs))
+	}
+	if _, ok := FanInLegs("<!-- cdkbot:{\"tool\":\"cdkbot\",\"key\":\"k\"} -->"); ok {
+		t.Error("a review's own marker is not a combined review")
 	}
 }
