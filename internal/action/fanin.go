@@ -137,10 +137,20 @@ func postFanIn(ctx context.Context, d Deps, number int, c apps.Combined, alwaysN
 	return fmt.Errorf("GitHub rejected the combined review even at %d bytes", commentBudgets[len(commentBudgets)-1])
 }
 
+// maxFanInIdentityComments bounds the comments the legs' deploy identities may take (about 400
+// stacks each): far more stacks than a matrix of 256 legs deploys.
+const maxFanInIdentityComments = 64
+
 // postFanInIdentities keeps the comments that hold the legs' deploy identities when the combined
 // comment keeps only their digests: one per leg and part, edited in place run after run. A part
 // GitHub refuses is a warning: the deploy of that leg, missing it, refuses.
 func postFanInIdentities(ctx context.Context, d Deps, number int, parts []string) error {
+	if len(parts) > maxFanInIdentityComments {
+		// The reports are data: they cannot make cdkbot flood the pull request with comments.
+		d.Runner.Warning("cdkbot: the legs' deploy identities would take %d comments, over cdkbot's %d: none "+
+			"posted, and a merge deploy of a leg that needs them will refuse", len(parts), maxFanInIdentityComments)
+		return nil
+	}
 	for _, body := range parts {
 		p, _ := render.ParseIdentityPart(body)
 		_, err := d.GitHub.UpsertComment(ctx, number, body, func(b string) bool {

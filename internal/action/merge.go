@@ -241,7 +241,7 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 			continue
 		}
 		c.bound = true // a pull request cdkbot reviewed, even where it cannot verify the review
-		latest, fannedOut := latestReviews(bodies)
+		latest, fannedOut := latestReviews(bodies, parts)
 		keys := slices.Sorted(maps.Keys(latest))
 		switch _, own := latest[m.in.Key]; {
 		case own:
@@ -253,7 +253,8 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 			// A leg of a fanned-out review whose review is not there: its leg failed, sent no valid
 			// report, or did not run; nothing else stands for it.
 			c.lines = append(c.lines, fmt.Sprintf("#%d's combined review holds no review of %s (its leg failed, "+
-				"sent no valid report, or did not run): review the pull request again", pr.Number, m.in.Key))
+				"sent no valid report or did not run, or the pull request did not change that app): review the pull "+
+				"request again so that leg reports", pr.Number, m.in.Key))
 			continue
 		}
 		if len(keys) == 0 {
@@ -279,12 +280,13 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 
 // latestReviews are the newest review of each key among bodies (cdkbot's review comments, oldest
 // first): a combined review of a fan-out stands for each of its legs, by the leg's key, with the
-// record the leg's review made; fannedOut are the combined reviews' keys.
-func latestReviews(bodies []string) (latest map[string]render.Marker, fannedOut []string) {
+// record the leg's review made (identities it pooled read back from parts); fannedOut are the
+// combined reviews' keys.
+func latestReviews(bodies, parts []string) (latest map[string]render.Marker, fannedOut []string) {
 	latest = map[string]render.Marker{}
 	for _, b := range bodies {
 		mk, _ := render.ParseMarker(b)
-		legs, ok := render.FanInLegs(b)
+		legs, ok := render.FanInLegs(b, parts)
 		if !ok {
 			latest[mk.Key] = mk
 			continue

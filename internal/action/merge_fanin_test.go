@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/cdkbot/cdkbot/internal/apps"
@@ -125,5 +127,87 @@ func TestMergeDeployOfALegRefusesWhatItsReviewDidNotShow(t *testing.T) {
 	dep, err := deploy("cdk/review/shop/prod")
 	if !errors.Is(err, ErrBlocked) || len(dep.templates) != 0 || !r.has("from the review of #7 at h7") {
 		t.Errorf("prod: %v\n%s", err, r)
+	}
+}
+
+// Legs whose records do not fit the combined comment have their identities pooled into comments
+// of their own (one here, for 40 legs), whose digest the combined marker keeps: the deploy of a
+// leg joins them back and deploys. A leg whose record keeps its identities apart with no comment holding them
+// (a review too large for its marker, made with comments off) refuses: never a partial check.
+func TestMergeDeployOfALegJoinsItsIdentities(t *testing.T) {
+	dir := "../cli/demo/after"
+	a, err := assembly.Load(os.DirFS(dir), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := review.Identities(a, nil)
+	var envs []apps.Environment
+	var files []pipeline.LegFile
+	for i := range 40 {
+		e := fmt.Sprintf("e%02d", i)
+		envs = append(envs, apps.Environment{Name: e})
+		files = append(files, recordedLeg(t, "cdk/review/shop/"+e, ids, false))
+	}
+	apart, _ := json.Marshal(SavedReport{PullRequest: 7, Key: "cdk/review/shop/apart", Review: json.RawMessage(passedReview),
+		Comment: render.MarkerPrefix + `{"tool":"cdkbot","key":"cdk/review/shop/apart","headSha":"h7",` +
+			`"stacksDigest":"0000","identityParts":1} -->`})
+	files = append(files, pipeline.LegFile{Path: "apart/cdkbot-report.json", Raw: apart})
+	envs = append(envs, apps.Environment{Name: "apart"})
+	plan := render.FanOut{Plan: apps.NewPlan("cdk/review", []apps.App{{Name: "shop", Dir: "shop", Environments: envs}},
+		apps.Keys{"shop": "1"}, apps.Keys{"shop": "2"}, "")}
+	srv := ghserver.New(t, "ghs_x")
+	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t",
+		MergedAt: "2026-11-20T10:00:00Z"}
+	srv.CommitPulls["c1"] = []int{7}
+	gh, _ := githubapi.New(githubapi.Options{Token: "ghs_x", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
+	r := &recorder{}
+	if err := FanIn(context.Background(), Deps{GitHub: gh, Runner: r}, FanInRequest{PR: 7, HeadSHA: "h7", Plan: plan,
+		Verified: true, Files: files}); err != nil {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	legs, _ := render.FanInLegs(srv.Comments[7][0].Body, nil)
+	if len(srv.Comments[7]) != 2 || len(legs) != 41 || legs[0].Stacks != nil {
+		t.Fatalf("%d comments, %d legs", len(srv.Comments[7]), len(legs))
+	}
+	deploy := func(key string) (*fakeDeployer, error) {
+		dep := &fakeDeployer{a: a, require: "never"}
+		return dep, DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, Merge{Branch: "main",
+			DefaultBranch: "main", After: "c1", Commits: []string{"c1"}, Key: key, OnUnreviewed: "warn"})
+	}
+	if dep, err := deploy("cdk/review/shop/e07"); err != nil || len(dep.templates) != 1 {
+		t.Fatalf("e07: %v\n%s", err, r)
+	}
+	dep, err := deploy("cdk/review/shop/apart")
+	if !errors.Is(err, ErrBlocked) || len(dep.templates) != 0 || !r.has("which cannot be read whole") {
+		t.Errorf("apart: %v\n%s", err, r)
+	}
+}
+
+// The legs' reports are data: a record with more identities than cdkbot posts comments for
+// gets none posted (a warning says the deploy of that leg will refuse), not a flood.
+func TestFanInBoundsTheIdentityComments(t *testing.T) {
+	stacks := map[string]review.Identity{}
+	dir := "../cli/demo/after"
+	a, err := assembly.Load(os.DirFS(dir), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := review.Identities(a, nil)
+	var one review.Identity
+	for _, id := range ids {
+		one = id
+	}
+	for i := range 2500 { // 2,500 stacks of long names: more than 64 parts
+		stacks[fmt.Sprintf("Stack%05d%s", i, strings.Repeat("x", 2000))] = one
+	}
+	plan := render.FanOut{Plan: apps.NewPlan("cdk/review", []apps.App{{Name: "shop", Dir: "shop",
+		Environments: []apps.Environment{{}}}}, apps.Keys{"shop": "1"}, apps.Keys{"shop": "2"}, "")}
+	gh, r := &flowGitHub{}, &recorder{}
+	if err := FanIn(context.Background(), Deps{GitHub: gh, Runner: r}, FanInRequest{PR: 7, HeadSHA: "h7", Plan: plan,
+		Verified: true, Files: []pipeline.LegFile{recordedLeg(t, "cdk/review/shop", stacks, false)}}); err != nil {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	if len(gh.comments) != 1 || !r.has("none posted, and a merge deploy of a leg that needs them will refuse") {
+		t.Errorf("%d comments\n%s", len(gh.comments), r)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/apps"
@@ -88,11 +87,15 @@ func FanInHeadline(c apps.Combined) string {
 }
 
 // fanInMarker is the combined comment's marker: a review marker (what finds the sticky comment)
-// with the marker of each reviewed leg, as its review recorded it for the merge deploy.
+// with the marker of each reviewed leg, as its review recorded it for the merge deploy. When the
+// legs' identities do not fit, they are pooled into comments of their own under the combined
+// review's key (LegsDigest, LegParts), as a large review keeps its own.
 type fanInMarker struct {
 	Marker
-	Combined bool     `json:"combined"` // a combined review, even with no leg recorded
-	Legs     []Marker `json:"legs,omitempty"`
+	Combined   bool     `json:"combined"` // a combined review, even with no leg recorded
+	Legs       []Marker `json:"legs,omitempty"`
+	LegsDigest string   `json:"legsDigest,omitempty"` // IdentitiesDigest of the pooled identities
+	LegParts   int      `json:"legParts,omitempty"`
 }
 
 func (m fanInMarker) comment() string {
@@ -100,13 +103,20 @@ func (m fanInMarker) comment() string {
 	return MarkerPrefix + hideDashes(string(b)) + " -->"
 }
 
+// pooledID names one stack of one leg among the pooled identities, unambiguously whatever
+// either name holds.
+func pooledID(leg, stack string) string {
+	b, _ := json.Marshal([2]string{leg, stack})
+	return string(b)
+}
+
 // newFanInMarker records each reviewed leg's marker (its report's record: head commit, blocked,
 // every stack's deploy identity) for the deploy of that leg. The legs' records are what their
 // reviews would have written in comments of their own: taken as reviewed only when c is
-// Verified (the reports came from the pull request's own workflow run), else flagged unverified
-// like a fork's review. Past a quarter of budget the legs' identities go to comments of their own
-// (FanInIdentityComments), each leg keeping their digest, as a large review does.
-func newFanInMarker(c apps.Combined, budget int) fanInMarker {
+// Verified (the reports came from the pull request's own workflow run), else kept as an
+// unverified verdict alone. Past a quarter of budget the legs' identities are pooled into
+// comments of their own (FanInIdentityComments), whose digest the marker keeps.
+func newFanInMarker(c apps.Combined, budget int) (fanInMarker, map[string]string) {
 	m := fanInMarker{Marker: Marker{Tool: "cdkbot", Key: c.Key, HeadSHA: c.HeadSHA, Blocked: c.Failed(),
 		Unverified: !c.Verified}, Combined: true}
 	for _, s := range c.Sections {
@@ -114,42 +124,48 @@ func newFanInMarker(c apps.Combined, budget int) fanInMarker {
 		if len(s.Record) == 0 || json.Unmarshal(s.Record, &leg) != nil || leg.Key != s.Key {
 			continue
 		}
-		leg.Unverified = leg.Unverified || !c.Verified
+		if !c.Verified {
+			// Never taken as reviewed: only the verdict is kept, so a report the deploy cannot
+			// trust adds nothing to the comment (nor comments of its own).
+			leg.Unverified, leg.Stacks, leg.StacksDigest, leg.IdentityParts = true, nil, "", 0
+		}
 		leg.Blocked = leg.Blocked || s.Outcome == apps.Blocked
 		m.Legs = append(m.Legs, leg)
 	}
 	if len(m.comment()) <= budget/4 {
-		return m
+		return m, nil
 	}
+	pooled := map[string]string{}
 	for i, leg := range m.Legs {
-		if len(leg.Stacks) > 0 {
-			m.Legs[i].StacksDigest = IdentitiesDigest(leg.Stacks)
-			m.Legs[i].IdentityParts = len(identityParts(leg.Key, leg.Stacks))
-			m.Legs[i].Stacks = nil
+		for id, enc := range leg.Stacks {
+			pooled[pooledID(leg.Key, id)] = enc
 		}
+		m.Legs[i].Stacks = nil
 	}
-	return m
+	if len(pooled) > 0 {
+		m.LegsDigest, m.LegParts = IdentitiesDigest(pooled), len(identityParts(m.Key, pooled))
+	}
+	return m, pooled
 }
 
 // FanInIdentityComments are the comments that hold the legs' deploy identities when the
-// combined comment of budget bytes keeps only their digests, keyed by each leg's key.
+// combined comment of budget bytes keeps only their digest (none when they fit its marker).
 func FanInIdentityComments(c apps.Combined, budget int) []string {
 	if budget <= 0 {
 		budget = GitHubCommentLimit
 	}
-	kept, full := newFanInMarker(c, budget), newFanInMarker(c, math.MaxInt)
-	var out []string
-	for i, leg := range kept.Legs {
-		if leg.Stacks == nil && full.Legs[i].Stacks != nil {
-			out = append(out, identityComments(leg.Key, full.Legs[i].Stacks)...)
-		}
+	if _, pooled := newFanInMarker(c, budget); len(pooled) > 0 {
+		return identityComments(c.Key, pooled)
 	}
-	return out
+	return nil
 }
 
 // FanInLegs reads the legs' markers a combined comment's marker carries, and whether body is a
-// combined review at all: each is what one leg's review recorded, under the leg's key.
-func FanInLegs(body string) ([]Marker, bool) {
+// combined review at all: each is what one leg's review recorded, under the leg's key. Pooled
+// identities are read back from parts (the bodies of cdkbot's comments on the pull request,
+// oldest first) whole, or not at all: then each leg that had them names parts that do not
+// exist, and the deploy of it refuses, as for a review whose parts are missing.
+func FanInLegs(body string, parts []string) ([]Marker, bool) {
 	rest, ok := strings.CutPrefix(body, MarkerPrefix)
 	if !ok {
 		return nil, false
@@ -162,9 +178,31 @@ func FanInLegs(body string) ([]Marker, bool) {
 	if json.Unmarshal([]byte(rest[:end]), &m) != nil || m.Tool != "cdkbot" || !m.Combined {
 		return nil, false
 	}
-	for i := range m.Legs {
+	var pooled map[string]string
+	var joinErr error
+	if m.LegParts > 0 {
+		pooled, joinErr = JoinIdentityParts(Marker{Key: m.Key, StacksDigest: m.LegsDigest, IdentityParts: m.LegParts},
+			parts)
+	}
+	for i, leg := range m.Legs {
 		// A combined review cdkbot could not verify cannot vouch for its legs, whatever they say.
-		m.Legs[i].Unverified = m.Legs[i].Unverified || m.Unverified
+		m.Legs[i].Unverified = leg.Unverified || m.Unverified
+		if m.LegParts == 0 || leg.Stacks != nil || leg.StacksDigest != "" {
+			continue
+		}
+		if joinErr != nil {
+			m.Legs[i].StacksDigest, m.Legs[i].IdentityParts = m.LegsDigest, m.LegParts
+			continue
+		}
+		for id, enc := range pooled {
+			var pair [2]string
+			if json.Unmarshal([]byte(id), &pair) == nil && pair[0] == leg.Key {
+				if m.Legs[i].Stacks == nil {
+					m.Legs[i].Stacks = map[string]string{}
+				}
+				m.Legs[i].Stacks[pair[1]] = enc
+			}
+		}
 	}
 	return m.Legs, true
 }
@@ -179,7 +217,8 @@ func FanInMarkdown(w io.Writer, c apps.Combined, budget int) error {
 	if budget <= 0 {
 		budget = GitHubCommentLimit
 	}
-	marker := newFanInMarker(c, budget).comment() + "\n"
+	m, _ := newFanInMarker(c, budget)
+	marker := m.comment() + "\n"
 	budget -= len(marker)
 	var b bytes.Buffer
 	b.WriteString("### cdkbot review: " + mdText(FanInHeadline(c)) + "\n\n")

@@ -209,7 +209,7 @@ func TestFanInMarkerRecordsLegs(t *testing.T) {
 	if err := FanInMarkdown(&md, c, 0); err != nil {
 		t.Fatal(err)
 	}
-	legs, ok := FanInLegs(md.String())
+	legs, ok := FanInLegs(md.String(), nil)
 	if !ok || len(legs) != 1 || legs[0].Key != "k/a/dev" || legs[0].Unverified || len(legs[0].Stacks) != 40 {
 		t.Fatalf("legs %v %+v", ok, legs)
 	}
@@ -220,18 +220,27 @@ func TestFanInMarkerRecordsLegs(t *testing.T) {
 		t.Errorf("%d identity comments, but the identities fit the marker", len(parts))
 	}
 
-	// A small comment: the leg keeps the digest, the parts hold the identities, joined whole.
+	// A small comment: the marker keeps the digest, the parts hold the identities, joined whole;
+	// a part missing or altered leaves the leg naming parts that are not there.
 	md.Reset()
 	if err := FanInMarkdown(&md, c, 16<<10); err != nil {
 		t.Fatal(err)
 	}
-	legs, _ = FanInLegs(md.String())
 	parts := FanInIdentityComments(c, 16<<10)
-	if len(legs) != 1 || legs[0].Stacks != nil || legs[0].IdentityParts != len(parts) || len(parts) == 0 {
-		t.Fatalf("legs %+v, %d parts", legs, len(parts))
+	if strings.Contains(md.String(), "Stack00") || len(parts) == 0 {
+		t.Fatalf("%d parts, and the marker still holds the identities", len(parts))
 	}
-	if got, err := JoinIdentityParts(legs[0], parts); err != nil || len(got) != 40 {
-		t.Errorf("joined %d, %v", len(got), err)
+	if legs, _ := FanInLegs(md.String(), parts); len(legs) != 1 || len(legs[0].Stacks) != 40 {
+		t.Fatalf("joined %+v", len(legs))
+	}
+	for _, broken := range [][]string{nil, {strings.Replace(parts[0], "xxxx", "xxxy", 1)}} {
+		legs, _ := FanInLegs(md.String(), broken)
+		if len(legs) != 1 || legs[0].Stacks != nil {
+			t.Fatalf("parts %d: the leg holds identities no comment proved", len(broken))
+		}
+		if _, err := JoinIdentityParts(legs[0], parts); err == nil {
+			t.Error("a leg whose pooled identities could not be read joins its own parts")
+		}
 	}
 
 	c.Verified = false
@@ -239,15 +248,18 @@ func TestFanInMarkerRecordsLegs(t *testing.T) {
 	if err := FanInMarkdown(&md, c, 0); err != nil {
 		t.Fatal(err)
 	}
-	if legs, _ := FanInLegs(md.String()); len(legs) != 1 || !legs[0].Unverified {
+	if legs, _ := FanInLegs(md.String(), nil); len(legs) != 1 || !legs[0].Unverified || legs[0].Stacks != nil {
 		t.Errorf("a combined review of reports cdkbot cannot verify: %d legs", len(legs))
+	}
+	if parts := FanInIdentityComments(c, 16<<10); len(parts) != 0 {
+		t.Errorf("%d identity comments for legs the deploy never takes as reviewed", len(parts))
 	}
 	forged := fanInMarker{Marker: Marker{Tool: "cdkbot", Key: "k", Unverified: true}, Combined: true,
 		Legs: []Marker{{Tool: "cdkbot", Key: "k/a/dev", HeadSHA: "h", Stacks: stacks}}}.comment()
-	if legs, _ := FanInLegs(forged); len(legs) != 1 || !legs[0].Unverified {
+	if legs, _ := FanInLegs(forged, nil); len(legs) != 1 || !legs[0].Unverified {
 		t.Errorf("a leg cannot be verified under an unverified combined review: %d legs", len(legs))
 	}
-	if _, ok := FanInLegs("<!-- cdkbot:{\"tool\":\"cdkbot\",\"key\":\"k\"} -->"); ok {
+	if _, ok := FanInLegs("<!-- cdkbot:{\"tool\":\"cdkbot\",\"key\":\"k\"} -->", nil); ok {
 		t.Error("a review's own marker is not a combined review")
 	}
 }
