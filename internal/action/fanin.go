@@ -57,6 +57,12 @@ func FanIn(ctx context.Context, d Deps, in FanInRequest) error {
 	if !in.ReadOnly {
 		fanInCheckRun(ctx, d, in.Gate, c)
 	}
+	for _, s := range c.Sections {
+		if s.Outcome == apps.Gone {
+			d.Runner.Warning("cdkbot: %s is removed by this change: cdkbot deletes no stack, so what it deployed "+
+				"stays deployed", render.Clean(sectionName(s)))
+		}
+	}
 	if !c.Failed() {
 		return nil
 	}

@@ -211,3 +211,19 @@ func TestFanInBoundsTheIdentityComments(t *testing.T) {
 		t.Errorf("%d comments\n%s", len(gh.comments), r)
 	}
 }
+
+// An app the change removes does not block the combined review, and the job's log says its
+// stacks stay deployed.
+func TestFanInSaysWhatARemovedAppLeaves(t *testing.T) {
+	a := []apps.App{{Name: "shop", Dir: "shop", Environments: []apps.Environment{{}}}}
+	gone := apps.App{Name: "users", Dir: "users", Environments: []apps.Environment{{Name: "prod"}}}
+	plan := render.FanOut{Plan: apps.NewPlan("cdk/review", a, apps.Keys{"shop": "1", "users": "2"}, apps.Keys{"shop": "3"},
+		"").WithRemoved(append(a, gone), a)}
+	gh, r := &flowGitHub{}, &recorder{}
+	err := FanIn(context.Background(), Deps{GitHub: gh, Runner: r}, FanInRequest{PR: 7, HeadSHA: "h7", Plan: plan,
+		Files: []pipeline.LegFile{recordedLeg(t, "cdk/review/shop", nil, false)}})
+	if err != nil || !r.has("warning: cdkbot: users (prod) is removed by this change: cdkbot deletes no stack") ||
+		!strings.Contains(gh.comments[0].body, "⚠️ | `users` | `prod` | removed: ") {
+		t.Errorf("%v\n%s\n%s", err, r, gh.comments[0].body)
+	}
+}
