@@ -143,13 +143,13 @@ func postFanIn(ctx context.Context, d Deps, number int, c apps.Combined, alwaysN
 	return fmt.Errorf("GitHub rejected the combined review even at %d bytes", commentBudgets[len(commentBudgets)-1])
 }
 
-// maxFanInIdentityComments bounds the comments the legs' deploy identities may take (about 400
-// stacks each): far more stacks than a matrix of 256 legs deploys.
+// maxFanInIdentityComments bounds the comments the legs' pooled deploy identities may take (about
+// 400 stacks each): far more stacks than a matrix of 256 legs deploys.
 const maxFanInIdentityComments = 64
 
-// postFanInIdentities keeps the comments that hold the legs' deploy identities when the combined
-// comment keeps only their digests: one per leg and part, edited in place run after run. A part
-// GitHub refuses is a warning: the deploy of that leg, missing it, refuses.
+// postFanInIdentities keeps the comments that hold the legs' deploy identities, pooled, when the
+// combined comment keeps only their digest: one per part, edited in place run after run. A part
+// GitHub refuses is a warning: the deploy of a leg, missing it, refuses.
 func postFanInIdentities(ctx context.Context, d Deps, number int, parts []string) error {
 	if len(parts) > maxFanInIdentityComments {
 		// The reports are data: they cannot make cdkbot flood the pull request with comments.
@@ -166,7 +166,7 @@ func postFanInIdentities(ctx context.Context, d Deps, number int, parts []string
 		switch {
 		case errors.Is(err, githubapi.ErrBodyTooLarge):
 			d.Runner.Warning("cdkbot: GitHub refused part %d of the deploy identities of %s on #%d as too large (%v); "+
-				"a merge deploy of that leg will refuse", p.Part, render.Clean(p.Key), number, err)
+				"a merge deploy of its legs will refuse", p.Part, render.Clean(p.Key), number, err)
 		case githubapi.CannotWrite(err):
 			return nil
 		case err != nil:

@@ -241,9 +241,14 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 			continue
 		}
 		c.bound = true // a pull request cdkbot reviewed, even where it cannot verify the review
-		latest, fannedOut := latestReviews(bodies, parts)
+		latest, fannedOut, unreadable := latestReviews(pr.Number, bodies, parts)
 		keys := slices.Sorted(maps.Keys(latest))
 		switch _, own := latest[m.in.Key]; {
+		case len(unreadable) > 0:
+			// Never a partial comparison: a combined review whose records cannot be read whole
+			// stands for none of its legs, and nothing else may stand in for them.
+			c.lines = append(c.lines, unreadable...)
+			continue
 		case own:
 			// A deploy leg (key input: the leg's key) is bound to its own leg's review alone.
 			keys = []string{m.in.Key}
@@ -278,28 +283,40 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 	return c, nil
 }
 
-// latestReviews are the newest review of each key among bodies (cdkbot's review comments, oldest
-// first): a combined review of a fan-out stands for each of its legs, by the leg's key, with the
-// record the leg's review made (identities it pooled read back from parts); fannedOut are the
-// combined reviews' keys.
-func latestReviews(bodies, parts []string) (latest map[string]render.Marker, fannedOut []string) {
+// latestReviews are the newest review of each key among bodies (cdkbot's review comments on pull
+// request pr, oldest first): a combined review of a fan-out stands for each of its legs, by the
+// leg's key, with the record the leg's review made (read back from parts when it kept them in
+// comments of their own); fannedOut are the combined reviews' keys, unreadable what could not
+// be read back.
+func latestReviews(pr int, bodies, parts []string) (latest map[string]render.Marker, fannedOut, unreadable []string) {
 	latest = map[string]render.Marker{}
-	for _, b := range bodies {
+	newest := map[string]int{} // by marker key: only the newest comment of a key is its word
+	for i, b := range bodies {
 		mk, _ := render.ParseMarker(b)
-		legs, ok := render.FanInLegs(b, parts)
-		if !ok {
-			latest[mk.Key] = mk
+		newest[mk.Key] = i
+	}
+	for i, b := range bodies {
+		mk, _ := render.ParseMarker(b)
+		if newest[mk.Key] != i {
 			continue
 		}
+		legs, ok, err := render.FanInLegs(b, parts)
+		switch {
+		case !ok:
+			latest[mk.Key] = mk
+			continue
+		case err != nil:
+			unreadable = append(unreadable, fmt.Sprintf("#%d's combined review keeps its legs' records in comments "+
+				"of their own, which cannot be read whole (%v): review it again", pr, err))
+		}
 		fannedOut = append(fannedOut, mk.Key)
-		delete(latest, mk.Key) // an older review of this key is not the newest word on it
 		for _, leg := range legs {
 			if strings.HasPrefix(leg.Key, mk.Key+"/") { // a leg of this review, not another key's
 				latest[leg.Key] = leg
 			}
 		}
 	}
-	return latest, fannedOut
+	return latest, fannedOut, unreadable
 }
 
 // compareReview compares what deploys (deploying, by stack) with one review marker mk of pull

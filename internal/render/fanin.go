@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/apps"
@@ -88,13 +90,14 @@ func FanInHeadline(c apps.Combined) string {
 
 // fanInMarker is the combined comment's marker: a review marker (what finds the sticky comment)
 // with the marker of each reviewed leg, as its review recorded it for the merge deploy. When the
-// legs' identities do not fit, they are pooled into comments of their own under the combined
-// review's key (LegsDigest, LegParts), as a large review keeps its own.
+// legs' records do not fit, they are pooled into comments of their own under the combined
+// review's key, whose digest the marker keeps (LegsDigest, LegParts), as a large review keeps its
+// identities.
 type fanInMarker struct {
 	Marker
 	Combined   bool     `json:"combined"` // a combined review, even with no leg recorded
 	Legs       []Marker `json:"legs,omitempty"`
-	LegsDigest string   `json:"legsDigest,omitempty"` // IdentitiesDigest of the pooled identities
+	LegsDigest string   `json:"legsDigest,omitempty"` // IdentitiesDigest of the pooled records
 	LegParts   int      `json:"legParts,omitempty"`
 }
 
@@ -103,31 +106,28 @@ func (m fanInMarker) comment() string {
 	return MarkerPrefix + hideDashes(string(b)) + " -->"
 }
 
-// pooledID names one stack of one leg among the pooled identities, unambiguously whatever
-// either name holds.
-func pooledID(leg, stack string) string {
-	b, _ := json.Marshal([2]string{leg, stack})
+// pooledID names one entry of the pooled records: a leg's record ("leg", its key) or one stack's
+// identity ("stack", the leg's key, the stack's id), unambiguously whatever the names hold.
+func pooledID(names ...string) string {
+	b, _ := json.Marshal(names)
 	return string(b)
 }
 
 // newFanInMarker records each reviewed leg's marker (its report's record: head commit, blocked,
-// every stack's deploy identity) for the deploy of that leg. The legs' records are what their
-// reviews would have written in comments of their own: taken as reviewed only when c is
-// Verified (the reports came from the pull request's own workflow run), else kept as an
-// unverified verdict alone. Past a quarter of budget the legs' identities are pooled into
-// comments of their own (FanInIdentityComments), whose digest the marker keeps.
+// every stack's deploy identity) for the deploy of that leg, when c is Verified: the reports came
+// from the pull request's own workflow run, so they are what the legs' own comments would have
+// said. Otherwise it records none and is flagged unverified, as a fork's review is. Past a quarter
+// of budget the records are pooled into comments of their own (FanInIdentityComments), returned.
 func newFanInMarker(c apps.Combined, budget int) (fanInMarker, map[string]string) {
 	m := fanInMarker{Marker: Marker{Tool: "cdkbot", Key: c.Key, HeadSHA: c.HeadSHA, Blocked: c.Failed(),
 		Unverified: !c.Verified}, Combined: true}
+	if !c.Verified {
+		return m, nil
+	}
 	for _, s := range c.Sections {
 		var leg Marker
 		if len(s.Record) == 0 || json.Unmarshal(s.Record, &leg) != nil || leg.Key != s.Key {
 			continue
-		}
-		if !c.Verified {
-			// Never taken as reviewed: only the verdict is kept, so a report the deploy cannot
-			// trust adds nothing to the comment (nor comments of its own).
-			leg.Unverified, leg.Stacks, leg.StacksDigest, leg.IdentityParts = true, nil, "", 0
 		}
 		leg.Blocked = leg.Blocked || s.Outcome == apps.Blocked
 		m.Legs = append(m.Legs, leg)
@@ -136,20 +136,21 @@ func newFanInMarker(c apps.Combined, budget int) (fanInMarker, map[string]string
 		return m, nil
 	}
 	pooled := map[string]string{}
-	for i, leg := range m.Legs {
+	for _, leg := range m.Legs {
 		for id, enc := range leg.Stacks {
-			pooled[pooledID(leg.Key, id)] = enc
+			pooled[pooledID("stack", leg.Key, id)] = enc
 		}
-		m.Legs[i].Stacks = nil
+		leg.Stacks = nil
+		b, _ := json.Marshal(leg)
+		pooled[pooledID("leg", leg.Key)] = string(b)
 	}
-	if len(pooled) > 0 {
-		m.LegsDigest, m.LegParts = IdentitiesDigest(pooled), len(identityParts(m.Key, pooled))
-	}
+	m.Legs = nil
+	m.LegsDigest, m.LegParts = IdentitiesDigest(pooled), len(identityParts(m.Key, pooled))
 	return m, pooled
 }
 
-// FanInIdentityComments are the comments that hold the legs' deploy identities when the
-// combined comment of budget bytes keeps only their digest (none when they fit its marker).
+// FanInIdentityComments are the comments that hold the legs' records when the combined comment
+// of budget bytes keeps only their digest (none when they fit its marker).
 func FanInIdentityComments(c apps.Combined, budget int) []string {
 	if budget <= 0 {
 		budget = GitHubCommentLimit
@@ -160,51 +161,61 @@ func FanInIdentityComments(c apps.Combined, budget int) []string {
 	return nil
 }
 
-// FanInLegs reads the legs' markers a combined comment's marker carries, and whether body is a
-// combined review at all: each is what one leg's review recorded, under the leg's key. Pooled
-// identities are read back from parts (the bodies of cdkbot's comments on the pull request,
-// oldest first) whole, or not at all: then each leg that had them names parts that do not
-// exist, and the deploy of it refuses, as for a review whose parts are missing.
-func FanInLegs(body string, parts []string) ([]Marker, bool) {
+// FanInLegs reads the legs' records a combined review holds for the merge deploy: ok when body
+// is a combined review that recorded them (not one flagged unverified, whose legs never count),
+// each leg's marker under the leg's key. Pooled records are read back from parts (the bodies of
+// cdkbot's comments on the pull request, oldest first) whole, or not at all: an error.
+func FanInLegs(body string, parts []string) ([]Marker, bool, error) {
 	rest, ok := strings.CutPrefix(body, MarkerPrefix)
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
 	end := strings.Index(rest, " -->")
 	if end < 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	var m fanInMarker
-	if json.Unmarshal([]byte(rest[:end]), &m) != nil || m.Tool != "cdkbot" || !m.Combined {
-		return nil, false
+	if json.Unmarshal([]byte(rest[:end]), &m) != nil || m.Tool != "cdkbot" || !m.Combined || m.Unverified {
+		return nil, false, nil
 	}
-	var pooled map[string]string
-	var joinErr error
-	if m.LegParts > 0 {
-		pooled, joinErr = JoinIdentityParts(Marker{Key: m.Key, StacksDigest: m.LegsDigest, IdentityParts: m.LegParts},
-			parts)
+	if m.LegParts == 0 {
+		return m.Legs, true, nil
 	}
-	for i, leg := range m.Legs {
-		// A combined review cdkbot could not verify cannot vouch for its legs, whatever they say.
-		m.Legs[i].Unverified = leg.Unverified || m.Unverified
-		if m.LegParts == 0 || leg.Stacks != nil || leg.StacksDigest != "" {
+	pooled, err := JoinIdentityParts(Marker{Key: m.Key, StacksDigest: m.LegsDigest, IdentityParts: m.LegParts}, parts)
+	if err != nil {
+		return nil, true, err
+	}
+	legs := map[string]*Marker{}
+	for id, enc := range pooled {
+		var names []string
+		if json.Unmarshal([]byte(id), &names) != nil || len(names) != 2 || names[0] != "leg" {
 			continue
 		}
-		if joinErr != nil {
-			m.Legs[i].StacksDigest, m.Legs[i].IdentityParts = m.LegsDigest, m.LegParts
+		var leg Marker
+		if json.Unmarshal([]byte(enc), &leg) != nil || leg.Key != names[1] {
+			return nil, true, fmt.Errorf("the record of %s is not one cdkbot wrote", names[1])
+		}
+		legs[leg.Key] = &leg
+	}
+	for id, enc := range pooled {
+		var names []string
+		if json.Unmarshal([]byte(id), &names) != nil || len(names) != 3 || names[0] != "stack" {
 			continue
 		}
-		for id, enc := range pooled {
-			var pair [2]string
-			if json.Unmarshal([]byte(id), &pair) == nil && pair[0] == leg.Key {
-				if m.Legs[i].Stacks == nil {
-					m.Legs[i].Stacks = map[string]string{}
-				}
-				m.Legs[i].Stacks[pair[1]] = enc
-			}
+		leg, ok := legs[names[1]]
+		if !ok {
+			return nil, true, fmt.Errorf("a stack of %s, which has no record", names[1])
 		}
+		if leg.Stacks == nil {
+			leg.Stacks = map[string]string{}
+		}
+		leg.Stacks[names[2]] = enc
 	}
-	return m.Legs, true
+	out := make([]Marker, 0, len(legs))
+	for _, k := range slices.Sorted(maps.Keys(legs)) {
+		out = append(out, *legs[k])
+	}
+	return out, true, nil
 }
 
 // FanInMarkdown renders the combined review of a fan-out as one comment of at most budget

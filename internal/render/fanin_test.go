@@ -188,11 +188,11 @@ func legRecord(key string, stacks map[string]string) []byte {
 	return b
 }
 
-// The combined comment's marker carries each reviewed leg's record for the deploy of that leg:
-// as reviewed when the reports came from the pull request's own run, unverified otherwise (and
-// a combined marker that is unverified makes every leg unverified, whatever the leg says); a
-// record of another key than its leg's is left out. Past a quarter of the budget the legs keep
-// only their identities' digest, and the identities go to part comments the deploy joins back.
+// The combined comment's marker carries each reviewed leg's record for the deploy of that leg
+// when the reports came from the pull request's own run; otherwise none, flagged unverified
+// (whatever legs a forged marker lists, none is read). A record of another key than its leg's is
+// left out. Past a quarter of the budget the records are pooled into part comments, whose digest
+// the marker keeps, and read back whole or not at all.
 func TestFanInMarkerRecordsLegs(t *testing.T) {
 	envs := []apps.Environment{{Name: "dev"}, {Name: "prod"}}
 	p := apps.NewPlan("k", []apps.App{{Name: "a", Dir: "a", Environments: envs}}, apps.Keys{"a": "1"}, apps.Keys{"a": "2"}, "")
@@ -209,37 +209,34 @@ func TestFanInMarkerRecordsLegs(t *testing.T) {
 	if err := FanInMarkdown(&md, c, 0); err != nil {
 		t.Fatal(err)
 	}
-	legs, ok := FanInLegs(md.String(), nil)
-	if !ok || len(legs) != 1 || legs[0].Key != "k/a/dev" || legs[0].Unverified || len(legs[0].Stacks) != 40 {
-		t.Fatalf("legs %v %+v", ok, legs)
+	legs, ok, err := FanInLegs(md.String(), nil)
+	if !ok || err != nil || len(legs) != 1 || legs[0].Key != "k/a/dev" || len(legs[0].Stacks) != 40 {
+		t.Fatalf("legs %v %v %d", ok, err, len(legs))
 	}
 	if m, ok := ParseMarker(md.String()); !ok || m.Key != "k" || m.Unverified {
 		t.Errorf("marker %+v", m)
 	}
 	if parts := FanInIdentityComments(c, 0); len(parts) != 0 {
-		t.Errorf("%d identity comments, but the identities fit the marker", len(parts))
+		t.Errorf("%d identity comments, but the records fit the marker", len(parts))
 	}
 
-	// A small comment: the marker keeps the digest, the parts hold the identities, joined whole;
-	// a part missing or altered leaves the leg naming parts that are not there.
+	// A small comment: the marker keeps the digest, the parts hold the records, joined whole; a
+	// part missing or altered is an error, never some of the legs.
 	md.Reset()
 	if err := FanInMarkdown(&md, c, 16<<10); err != nil {
 		t.Fatal(err)
 	}
 	parts := FanInIdentityComments(c, 16<<10)
-	if strings.Contains(md.String(), "Stack00") || len(parts) == 0 {
-		t.Fatalf("%d parts, and the marker still holds the identities", len(parts))
+	if strings.Contains(md.String(), "Stack00") || strings.Contains(md.String(), `"legs"`) || len(parts) == 0 {
+		t.Fatalf("%d parts, and the marker still holds the records", len(parts))
 	}
-	if legs, _ := FanInLegs(md.String(), parts); len(legs) != 1 || len(legs[0].Stacks) != 40 {
-		t.Fatalf("joined %+v", len(legs))
+	if legs, ok, err := FanInLegs(md.String(), parts); !ok || err != nil || len(legs) != 1 || legs[0].Key != "k/a/dev" ||
+		len(legs[0].Stacks) != 40 || legs[0].HeadSHA != "h" {
+		t.Fatalf("joined %v %v %d", ok, err, len(legs))
 	}
 	for _, broken := range [][]string{nil, {strings.Replace(parts[0], "xxxx", "xxxy", 1)}} {
-		legs, _ := FanInLegs(md.String(), broken)
-		if len(legs) != 1 || legs[0].Stacks != nil {
-			t.Fatalf("parts %d: the leg holds identities no comment proved", len(broken))
-		}
-		if _, err := JoinIdentityParts(legs[0], parts); err == nil {
-			t.Error("a leg whose pooled identities could not be read joins its own parts")
+		if legs, ok, err := FanInLegs(md.String(), broken); !ok || err == nil || legs != nil {
+			t.Errorf("parts %d: %v %v %d legs", len(broken), ok, err, len(legs))
 		}
 	}
 
@@ -248,18 +245,21 @@ func TestFanInMarkerRecordsLegs(t *testing.T) {
 	if err := FanInMarkdown(&md, c, 0); err != nil {
 		t.Fatal(err)
 	}
-	if legs, _ := FanInLegs(md.String(), nil); len(legs) != 1 || !legs[0].Unverified || legs[0].Stacks != nil {
-		t.Errorf("a combined review of reports cdkbot cannot verify: %d legs", len(legs))
+	if m, _ := ParseMarker(md.String()); !m.Unverified || strings.Contains(md.String(), `"legs"`) {
+		t.Errorf("a combined review of reports cdkbot cannot verify records its legs: %+v", m.Key)
+	}
+	if _, ok, _ := FanInLegs(md.String(), nil); ok {
+		t.Error("an unverified combined review's legs are read")
 	}
 	if parts := FanInIdentityComments(c, 16<<10); len(parts) != 0 {
 		t.Errorf("%d identity comments for legs the deploy never takes as reviewed", len(parts))
 	}
 	forged := fanInMarker{Marker: Marker{Tool: "cdkbot", Key: "k", Unverified: true}, Combined: true,
 		Legs: []Marker{{Tool: "cdkbot", Key: "k/a/dev", HeadSHA: "h", Stacks: stacks}}}.comment()
-	if legs, _ := FanInLegs(forged, nil); len(legs) != 1 || !legs[0].Unverified {
-		t.Errorf("a leg cannot be verified under an unverified combined review: %d legs", len(legs))
+	if legs, ok, _ := FanInLegs(forged, nil); ok || len(legs) != 0 {
+		t.Errorf("legs read from an unverified combined review: %d", len(legs))
 	}
-	if _, ok := FanInLegs("<!-- cdkbot:{\"tool\":\"cdkbot\",\"key\":\"k\"} -->", nil); ok {
+	if _, ok, _ := FanInLegs("<!-- cdkbot:{\"tool\":\"cdkbot\",\"key\":\"k\"} -->", nil); ok {
 		t.Error("a review's own marker is not a combined review")
 	}
 }
