@@ -231,3 +231,34 @@ func TestFanInSaysWhatARemovedAppLeaves(t *testing.T) {
 		t.Errorf("%v\n%s\n%s", err, r, gh.comments[0].body)
 	}
 }
+
+// Only the newest comment of a key is its word: an older combined review (comment: new), whose
+// pooled records later runs replaced, neither binds nor blocks the deploy of a leg.
+func TestMergeDeployReadsTheNewestCombinedReview(t *testing.T) {
+	dir := "../cli/demo/after"
+	a, err := assembly.Load(os.DirFS(dir), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := review.Identities(a, nil)
+	plan := render.FanOut{Plan: apps.NewPlan("cdk/review", []apps.App{{Name: "shop", Dir: "shop",
+		Environments: []apps.Environment{{}}}}, apps.Keys{"shop": "1"}, apps.Keys{"shop": "2"}, "")}
+	srv := ghserver.New(t, "ghs_x")
+	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t",
+		MergedAt: "2026-11-20T10:00:00Z"}
+	srv.CommitPulls["c1"] = []int{7}
+	srv.Add(7, "github-actions[bot]", render.MarkerPrefix+`{"tool":"cdkbot","key":"cdk/review","headSha":"h7",`+
+		`"combined":true,"legsDigest":"0000","legParts":2} -->`)
+	gh, _ := githubapi.New(githubapi.Options{Token: "ghs_x", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
+	r := &recorder{}
+	if err := FanIn(context.Background(), Deps{GitHub: gh, Runner: r}, FanInRequest{PR: 7, HeadSHA: "h7", Plan: plan,
+		Verified: true, Comment: "new", Files: []pipeline.LegFile{recordedLeg(t, "cdk/review/shop", ids, false)}}); err != nil {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	dep := &fakeDeployer{a: a, require: "never"}
+	err = DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, Merge{Branch: "main",
+		DefaultBranch: "main", After: "c1", Commits: []string{"c1"}, Key: "cdk/review/shop", OnUnreviewed: "refuse"})
+	if err != nil || len(dep.templates) != 1 || len(srv.Comments[7]) < 2 {
+		t.Errorf("%v, %d comments\n%s", err, len(srv.Comments[7]), r)
+	}
+}
