@@ -26,6 +26,10 @@ type FanInRequest struct {
 	Notes    []string // what reading the files skipped
 	Comment  string   // "" keeps one sticky comment; "new" writes a new one each run; "off" none
 	ReadOnly bool     // the token cannot write (a fork's pull request): the job summary only
+	// Verified is true when the reports came from the pull request's own workflow run (not a
+	// fork's): then they are as trusted as the comments its legs would have posted themselves,
+	// and the combined comment records each leg's review for the merge deploy of that leg.
+	Verified bool
 	Gate     Gate
 }
 
@@ -52,6 +56,12 @@ func FanIn(ctx context.Context, d Deps, in FanInRequest) error {
 	}
 	if !in.ReadOnly {
 		fanInCheckRun(ctx, d, in.Gate, c)
+	}
+	for _, s := range c.Sections {
+		if s.Outcome == apps.Gone {
+			d.Runner.Warning("cdkbot: %s is removed by this change: cdkbot deletes no stack, so what it deployed "+
+				"stays deployed", render.Clean(sectionName(s)))
+		}
 	}
 	if !c.Failed() {
 		return nil
@@ -89,11 +99,13 @@ func CombineReports(in FanInRequest) apps.Combined {
 			notes = append(notes, fmt.Sprintf("%s is of pull request #%d, not #%d: left out", f.Path, r.PullRequest, in.PR))
 			continue
 		}
+		record, _ := json.Marshal(m) // what cdkbot reads of the marker, nothing else
 		reports = append(reports, apps.Report{Key: r.Key, HeadSHA: m.HeadSHA, Failed: r.Failed || m.Blocked,
-			Review: r.Review, Source: f.Path})
+			Review: r.Review, Record: record, Source: f.Path})
 	}
 	c := apps.Combine(in.Plan.Plan, in.HeadSHA, reports)
 	c.Notes = append(notes, c.Notes...)
+	c.Verified = in.Verified
 	return c
 }
 
@@ -126,9 +138,46 @@ func postFanIn(ctx context.Context, d Deps, number int, c apps.Combined, alwaysN
 			return fmt.Errorf("post the combined review on #%d: %w", number, err)
 		}
 		d.Runner.Notice("cdkbot: combined review comment %s (%s)", res.Action, res.URL)
-		return nil
+		return postFanInIdentities(ctx, d, number, render.FanInIdentityComments(c, budget))
 	}
 	return fmt.Errorf("GitHub rejected the combined review even at %d bytes", commentBudgets[len(commentBudgets)-1])
+}
+
+// maxFanInIdentityComments bounds the comments the legs' pooled deploy identities may take (about
+// 400 stacks each): far more stacks than a matrix of 256 legs deploys.
+const maxFanInIdentityComments = 64
+
+// postFanInIdentities keeps the comments that hold the legs' deploy identities, pooled, when the
+// combined comment keeps only their digest: one per part, edited in place run after run. A part
+// GitHub refuses is a warning: the deploy of a leg, missing it, refuses.
+func postFanInIdentities(ctx context.Context, d Deps, number int, parts []string) error {
+	if len(parts) > maxFanInIdentityComments {
+		// The reports are data: they cannot make cdkbot flood the pull request with comments.
+		d.Runner.Warning("cdkbot: the legs' deploy identities would take %d comments, over cdkbot's %d: none "+
+			"posted, and a merge deploy of a leg that needs them will refuse", len(parts), maxFanInIdentityComments)
+		return nil
+	}
+	for _, body := range parts {
+		p, _ := render.ParseIdentityPart(body)
+		_, err := d.GitHub.UpsertComment(ctx, number, body, func(b string) bool {
+			q, ok := render.ParseIdentityPart(b)
+			return ok && q.Key == p.Key && q.Part == p.Part
+		})
+		switch {
+		case errors.Is(err, githubapi.ErrBodyTooLarge):
+			d.Runner.Warning("cdkbot: GitHub refused part %d of the deploy identities of %s on #%d as too large (%v); "+
+				"a merge deploy of its legs will refuse", p.Part, render.Clean(p.Key), number, err)
+		case githubapi.CannotWrite(err):
+			return nil
+		case err != nil:
+			return fmt.Errorf("post the deploy identities of %s on #%d (part %d of %d): %w",
+				render.Clean(p.Key), number, p.Part, p.Parts, err)
+		}
+	}
+	if len(parts) > 0 {
+		d.Runner.Notice("cdkbot: the legs' deploy identities are in %d comment(s) of their own", len(parts))
+	}
+	return nil
 }
 
 // maxFanInAnnotations bounds the check run's annotations (GitHub takes them 50 per request).

@@ -241,14 +241,36 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 			continue
 		}
 		c.bound = true // a pull request cdkbot reviewed, even where it cannot verify the review
-		// The newest review of each key (a monorepo has one per app): each must hold, so a review
-		// that blocked cannot be outvoted by another app's review recording the same stacks.
-		latest := map[string]render.Marker{}
-		for _, b := range bodies {
-			mk, _ := render.ParseMarker(b)
-			latest[mk.Key] = mk
+		latest, fannedOut, unreadable := latestReviews(pr.Number, bodies, parts)
+		keys := slices.Sorted(maps.Keys(latest))
+		switch _, own := latest[m.in.Key]; {
+		case len(unreadable) > 0:
+			// Never a partial comparison: a combined review whose records cannot be read whole
+			// stands for none of its legs, and nothing else may stand in for them.
+			c.lines = append(c.lines, unreadable...)
+			continue
+		case own:
+			// A deploy leg (key input: the leg's key) is bound to its own leg's review alone.
+			keys = []string{m.in.Key}
+		case m.in.Key != "" && slices.ContainsFunc(fannedOut, func(k string) bool {
+			return strings.HasPrefix(m.in.Key, k+"/")
+		}):
+			// A leg of a fanned-out review whose review is not there: its leg failed, sent no valid
+			// report, or did not run; nothing else stands for it.
+			c.lines = append(c.lines, fmt.Sprintf("#%d's combined review holds no review of %s (its leg failed, "+
+				"sent no valid report or did not run, or the pull request did not change that app): review the pull "+
+				"request again so that leg reports", pr.Number, m.in.Key))
+			continue
 		}
-		for _, key := range slices.Sorted(maps.Keys(latest)) {
+		if len(keys) == 0 {
+			// Only combined reviews without a leg recorded: nothing says what any stack should be.
+			c.lines = append(c.lines, fmt.Sprintf("#%d's combined review records no app's review: every leg failed, "+
+				"sent no valid report, or did not run; review the pull request again", pr.Number))
+			continue
+		}
+		// Otherwise the newest review of each key (a monorepo has one per app): each must hold, so a
+		// review that blocked cannot be outvoted by another app's review recording the same stacks.
+		for _, key := range keys {
 			m.compareReview(&c, pr, latest[key], parts, deploying, seen, &stackLines)
 		}
 	}
@@ -259,6 +281,42 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 		}
 	}
 	return c, nil
+}
+
+// latestReviews are the newest review of each key among bodies (cdkbot's review comments on pull
+// request pr, oldest first): a combined review of a fan-out stands for each of its legs, by the
+// leg's key, with the record the leg's review made (read back from parts when it kept them in
+// comments of their own); fannedOut are the combined reviews' keys, unreadable what could not
+// be read back.
+func latestReviews(pr int, bodies, parts []string) (latest map[string]render.Marker, fannedOut, unreadable []string) {
+	latest = map[string]render.Marker{}
+	newest := map[string]int{} // by marker key: only the newest comment of a key is its word
+	for i, b := range bodies {
+		mk, _ := render.ParseMarker(b)
+		newest[mk.Key] = i
+	}
+	for i, b := range bodies {
+		mk, _ := render.ParseMarker(b)
+		if newest[mk.Key] != i {
+			continue
+		}
+		legs, ok, err := render.FanInLegs(b, parts)
+		switch {
+		case !ok:
+			latest[mk.Key] = mk
+			continue
+		case err != nil:
+			unreadable = append(unreadable, fmt.Sprintf("#%d's combined review keeps its legs' records in comments "+
+				"of their own, which cannot be read whole (%v): review it again", pr, err))
+		}
+		fannedOut = append(fannedOut, mk.Key)
+		for _, leg := range legs {
+			if strings.HasPrefix(leg.Key, mk.Key+"/") { // a leg of this review, not another key's
+				latest[leg.Key] = leg
+			}
+		}
+	}
+	return latest, fannedOut, unreadable
 }
 
 // compareReview compares what deploys (deploying, by stack) with one review marker mk of pull

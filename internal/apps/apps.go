@@ -176,14 +176,20 @@ const (
 	Touched   Status = iota // what its synthesis reads changed: reviewed
 	Added                   // no such app in the base: reviewed as a first deployment
 	Unchanged               // nothing its synthesis reads changed: not synthesized
+	// Removed is an app whose cdk.json is only in the base: nothing to synthesize or deploy, and
+	// cdkbot deletes no stack, so the stacks it deployed stay (said, never silently dropped).
+	Removed
 )
 
-var statusNames = [...]string{"touched", "added", "unchanged"}
+var statusNames = [...]string{"touched", "added", "unchanged", "removed"}
 
 func (s Status) String() string { return statusNames[s] }
 
 // Symbol marks the status in text views.
-func (s Status) Symbol() string { return [...]string{"~", "+", "="}[s] }
+func (s Status) Symbol() string { return [...]string{"~", "+", "=", "-"}[s] }
+
+// rank orders the legs of a plan: reviewed first, then removed, then unchanged.
+func (s Status) rank() int { return [...]int{0, 0, 2, 1}[s] }
 
 // MarshalText writes the status's name.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
@@ -236,25 +242,59 @@ func NewPlan(key string, list []App, base, head Keys, everything string) Plan {
 			st, why = Touched, "what its synthesis reads changed"
 		}
 		for _, e := range a.Environments {
-			k := key + "/" + a.Name
-			if e.Name != "" {
-				k += "/" + e.Name
-			}
 			p.Legs = append(p.Legs, Leg{App: a.Name, Dir: a.Dir, Environment: e.Name, Context: e.Context,
-				Key: k, Status: st, Why: why})
+				Key: legKey(key, a.Name, e.Name), Status: st, Why: why})
 		}
 	}
-	sort.SliceStable(p.Legs, func(i, j int) bool {
-		return p.Legs[i].Status != Unchanged && p.Legs[j].Status == Unchanged
-	})
+	p.sort()
 	return p
+}
+
+func (p Plan) sort() {
+	sort.SliceStable(p.Legs, func(i, j int) bool { return p.Legs[i].Status.rank() < p.Legs[j].Status.rank() })
+}
+
+// RemovedWhy is what a removed app's legs say: what the removal does in AWS (nothing).
+const RemovedWhy = "its cdk.json is only in the base: cdkbot synthesizes and deploys nothing for it and deletes no " +
+	"stack, so the stacks it deployed stay deployed (delete them with cdk destroy, or in CloudFormation, if the " +
+	"removal means it)"
+
+// WithRemoved adds a leg per environment of each app of base (the apps of the base revision)
+// that head (the head's apps) lacks: an app removed by the change is reported, not dropped,
+// since what it deployed keeps running with nothing left to deploy it.
+func (p Plan) WithRemoved(base, head []App) Plan {
+	at := map[string]bool{}
+	for _, a := range head {
+		at[a.Dir] = true
+	}
+	legs := slices.Clone(p.Legs)
+	for _, a := range base {
+		if at[a.Dir] {
+			continue
+		}
+		for _, e := range a.Environments {
+			legs = append(legs, Leg{App: a.Name, Dir: a.Dir, Environment: e.Name, Context: e.Context,
+				Key: legKey(p.Key, a.Name, e.Name), Status: Removed, Why: RemovedWhy})
+		}
+	}
+	p.Legs = legs
+	p.sort()
+	return p
+}
+
+func legKey(key, app, env string) string {
+	k := key + "/" + app
+	if env != "" {
+		k += "/" + env
+	}
+	return k
 }
 
 // Reviewed are the legs the change touches: those the fan-out runs.
 func (p Plan) Reviewed() []Leg {
 	var out []Leg
 	for _, l := range p.Legs {
-		if l.Status != Unchanged {
+		if l.Status == Touched || l.Status == Added {
 			out = append(out, l)
 		}
 	}

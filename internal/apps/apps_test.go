@@ -140,7 +140,7 @@ func TestNewPlan(t *testing.T) {
 }
 
 func TestStatusText(t *testing.T) {
-	for _, s := range []Status{Touched, Added, Unchanged} {
+	for _, s := range []Status{Touched, Added, Unchanged, Removed} {
 		b, _ := s.MarshalText()
 		var back Status
 		if err := back.UnmarshalText(b); err != nil || back != s {
@@ -150,5 +150,34 @@ func TestStatusText(t *testing.T) {
 	var s Status
 	if err := s.UnmarshalText([]byte("gone")); err == nil {
 		t.Error("an unknown status is an error")
+	}
+}
+
+// An app whose cdk.json only the base has is reported removed, in each of its environments,
+// between the reviewed legs and the unchanged ones: never reviewed (nothing to synthesize), never
+// dropped (its stacks stay deployed with nothing left to deploy them).
+func TestWithRemoved(t *testing.T) {
+	envs := Environments(map[string][]string{"stage": {"dev", "prod"}})
+	base := []App{{Name: "a", Dir: "a", Environments: envs}, {Name: "old", Dir: "old", Environments: envs},
+		{Name: "b", Dir: "b", Environments: []Environment{{}}}}
+	head := []App{{Name: "a", Dir: "a", Environments: envs}, {Name: "b", Dir: "b", Environments: []Environment{{}}}}
+	p := NewPlan("k", head, Keys{"a": "1", "old": "2", "b": "3"}, Keys{"a": "9", "b": "3"}, "").WithRemoved(base, head)
+	var got []string
+	for _, l := range p.Legs {
+		got = append(got, l.Status.Symbol()+" "+l.Key)
+	}
+	want := []string{"~ k/a/dev", "~ k/a/prod", "- k/old/dev", "- k/old/prod", "= k/b"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if l := p.Legs[2]; l.Dir != "old" || l.Context["stage"] != "dev" || !strings.Contains(l.Why, "deletes no stack") ||
+		!strings.Contains(l.Why, "stay deployed") {
+		t.Errorf("removed leg %+v", l)
+	}
+	if n := len(p.Reviewed()); n != 2 {
+		t.Errorf("%d legs reviewed, want the two touched: a removed app has nothing to synthesize", n)
+	}
+	if same := NewPlan("k", head, nil, nil, "").WithRemoved(head, head); len(same.Legs) != 3 {
+		t.Errorf("nothing removed: %d legs", len(same.Legs))
 	}
 }

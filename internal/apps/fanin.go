@@ -12,7 +12,10 @@ type Report struct {
 	HeadSHA string // the commit its review was of (from its marker)
 	Failed  bool   // its gates blocked
 	Review  []byte // its review as JSON, rendered by the fan-in's views with everything escaped
-	Source  string // where it was read (a file), for messages
+	// Record is what the leg's review recorded for the merge deploy (its comment's marker, as
+	// JSON): the combined comment carries it, so the deploy of this leg is bound to it.
+	Record []byte
+	Source string // where it was read (a file), for messages
 }
 
 // Outcome is what the fan-in makes of one leg: a tiny enum with a symbol.
@@ -25,14 +28,16 @@ const (
 	Missing                // touched, but no report came back: the leg failed or never ran
 	Invalid                // a report came back that cannot stand for the leg
 	NotRun                 // unchanged: not synthesized, nothing to review
+	// Gone is a removed app: nothing to review or deploy, its stacks left deployed (said, not blocking).
+	Gone
 )
 
-var outcomeNames = [...]string{"passed", "blocked", "missing", "invalid", "unchanged"}
+var outcomeNames = [...]string{"passed", "blocked", "missing", "invalid", "unchanged", "removed"}
 
 func (o Outcome) String() string { return outcomeNames[o] }
 
 // Symbol marks the outcome in views.
-func (o Outcome) Symbol() string { return [...]string{"✅", "❌", "❌", "❌", "➖"}[o] }
+func (o Outcome) Symbol() string { return [...]string{"✅", "❌", "❌", "❌", "➖", "⚠️"}[o] }
 
 // MarshalText writes the outcome's name.
 func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
@@ -44,21 +49,26 @@ type Section struct {
 	// Problem says, in cdkbot's words, why a leg is missing or invalid.
 	Problem string `json:"problem,omitempty"`
 	Review  []byte `json:"-"` // the leg's review (untrusted JSON), when reported
+	Record  []byte `json:"-"` // what the leg's review recorded for the deploy (Report.Record), when reported
 }
 
 // Combined is the fan-in: one section per leg of the plan, blocked ones first, then the passed,
-// then the unchanged, and notes about reports no leg asked for.
+// then the removed, then the unchanged, and notes about reports no leg asked for.
 type Combined struct {
 	Key      string    `json:"key"`
 	HeadSHA  string    `json:"headSha"`
 	Sections []Section `json:"sections"`
 	Notes    []string  `json:"notes,omitempty"`
+	// Verified is true when the legs' reports are as trusted as a review comment the same
+	// workflow would have posted: they came from the pull request's own workflow run, not a
+	// fork's. Only then does the merge deploy take the legs' records as what was reviewed.
+	Verified bool `json:"verified,omitempty"`
 }
 
 // Failed is true when any leg blocks, is missing or sent a report that cannot stand.
 func (c Combined) Failed() bool {
 	for _, s := range c.Sections {
-		if s.Outcome != Passed && s.Outcome != NotRun {
+		if s.Outcome != Passed && s.Outcome != NotRun && s.Outcome != Gone {
 			return true
 		}
 	}
@@ -94,6 +104,8 @@ func Combine(p Plan, headSHA string, reports []Report) Combined {
 		switch {
 		case l.Status == Unchanged:
 			s.Outcome = NotRun
+		case l.Status == Removed:
+			s.Outcome = Gone // a report claiming it is a stray: nothing was there to review
 		case len(rs) == 0:
 			s.Outcome, s.Problem = Missing, "no report came back: the leg failed or did not run (its job log says why)"
 		case len(rs) > 1:
@@ -106,9 +118,9 @@ func Combine(p Plan, headSHA string, reports []Report) Combined {
 			s.Outcome, s.Problem = Invalid, fmt.Sprintf("its report (%s) is of another commit than the head reviewed",
 				rs[0].Source)
 		case rs[0].Failed:
-			s.Outcome, s.Review = Blocked, rs[0].Review
+			s.Outcome, s.Review, s.Record = Blocked, rs[0].Review, rs[0].Record
 		default:
-			s.Outcome, s.Review = Passed, rs[0].Review
+			s.Outcome, s.Review, s.Record = Passed, rs[0].Review, rs[0].Record
 		}
 		c.Sections = append(c.Sections, s)
 	}
@@ -124,7 +136,7 @@ func Combine(p Plan, headSHA string, reports []Report) Combined {
 	for _, s := range stray {
 		c.Notes = append(c.Notes, fmt.Sprintf("the report %s is for no app of this change: left out", s))
 	}
-	rank := func(o Outcome) int { return [...]int{1, 0, 0, 0, 2}[o] }
+	rank := func(o Outcome) int { return [...]int{1, 0, 0, 0, 3, 2}[o] }
 	sort.SliceStable(c.Sections, func(i, j int) bool {
 		return rank(c.Sections[i].Outcome) < rank(c.Sections[j].Outcome)
 	})

@@ -50,3 +50,22 @@ func TestCombineMissingFailsClosed(t *testing.T) {
 		t.Errorf("empty: %+v", c)
 	}
 }
+
+// A removed app is its own section, said and not blocking, and a report claiming it is not
+// taken: nothing was there to review.
+func TestCombineRemoved(t *testing.T) {
+	a := []App{{Name: "a", Dir: "a", Environments: []Environment{{}}}}
+	gone := []App{{Name: "old", Dir: "old", Environments: []Environment{{}}}}
+	p := NewPlan("k", a, Keys{"a": "1", "old": "2"}, Keys{"a": "3"}, "").WithRemoved(append(a, gone...), a)
+	c := Combine(p, "h", []Report{{Key: "k/a", HeadSHA: "h", Source: "1"}, {Key: "k/old", HeadSHA: "h", Source: "2"}})
+	var got []string
+	for _, s := range c.Sections {
+		got = append(got, s.Key+" "+s.Outcome.String())
+	}
+	if want := []string{"k/a passed", "k/old removed"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if c.Failed() || c.Count(Gone) != 1 || c.Sections[1].Review != nil {
+		t.Errorf("failed %v, removed %d, review %q", c.Failed(), c.Count(Gone), c.Sections[1].Review)
+	}
+}

@@ -21,7 +21,10 @@ func newAppsCommand(streams IO) *cobra.Command {
 			"between --base and --head, or when the configuration changed; the others are unchanged and never\n" +
 			"synthesized. --format github-matrix prints one line of JSON: .matrix is a strategy matrix with one\n" +
 			"leg per touched app and environment (each with its own comment key and report artifact), .count its\n" +
-			"size; `cdkbot fan-in` reads it back with the legs' reports.",
+			"size; `cdkbot fan-in` reads it back with the legs' reports. An app whose cdk.json only --base has is\n" +
+			"listed removed (.removed): nothing to review or deploy, and cdkbot deletes no stack, so its stacks stay\n" +
+			"deployed. Run on a merge commit (--base its first parent, --head it, the review's --key), it gives the\n" +
+			"deploy's legs: each deploys with its key input set to the leg's key, bound to that leg's review.",
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.InstallCommand, opts.SynthCommand, opts.SynthInputs = synth.InstallCommand, synth.SynthCommand,

@@ -122,5 +122,8 @@ func postFanIn(ctx context.Context, r *actionRun, in action.FanInRequest) error 
 	in.PR, in.HeadSHA, in.Comment, in.Gate = pr.Number, pr.HeadSHA, r.rt.Input("comment"), gate
 	// A fork's pull_request token cannot write: the summary and the exit code carry the verdict.
 	in.ReadOnly = pr.Fork && r.rt.EventName() != "pull_request_target"
+	// The legs' reports are as trusted as the comments the legs would have posted only when they
+	// come from the pull request's own workflow run: a fork writes its run's artifacts itself.
+	in.Verified = !pr.Fork
 	return action.FanIn(ctx, action.Deps{GitHub: gh, Runner: cleanRunner{r.rt}}, in)
 }

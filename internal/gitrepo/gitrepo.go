@@ -387,3 +387,41 @@ func (r *Repo) Deepen() error {
 	r.repo = repo
 	return nil
 }
+
+// MaxFiles bounds the files Files lists at a revision: a repository of pull request code can be
+// anything, and a listing past this is refused rather than cut (a file past the cut, an app's
+// cdk.json, would go unseen).
+const MaxFiles = 2_000_000
+
+// ErrTooManyFiles means a revision holds more files than Files lists.
+var ErrTooManyFiles = errors.New("cdkbot does not list them all")
+
+// Files lists the regular files of revision rev (slash-separated paths from the repository's
+// top; no symbolic links, no submodules) from its git tree, without reading any of them.
+func (r *Repo) Files(rev string) ([]string, error) {
+	return r.files(rev, MaxFiles)
+}
+
+func (r *Repo) files(rev string, limit int) ([]string, error) {
+	tree, err := r.tree(rev)
+	if err != nil {
+		return nil, err
+	}
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	var out []string
+	for {
+		name, e, err := w.Next()
+		switch {
+		case errors.Is(err, io.EOF):
+			return out, nil
+		case err != nil:
+			return nil, fmt.Errorf("list the files of %s: %w", rev, err)
+		case len(out) >= limit:
+			return nil, fmt.Errorf("%s holds more than %d files: %w", rev, limit, ErrTooManyFiles)
+		}
+		if e.Mode == filemode.Regular || e.Mode == filemode.Executable {
+			out = append(out, name)
+		}
+	}
+}

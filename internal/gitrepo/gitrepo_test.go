@@ -182,3 +182,43 @@ func TestObjectIDAndMaterializePaths(t *testing.T) {
 		t.Error("wrote a file nobody asked for")
 	}
 }
+
+// Files lists a revision's regular files as committed, whatever the working tree holds: no
+// links, nothing of another revision, and a listing past its bound is refused, never cut.
+func TestFiles(t *testing.T) {
+	root := t.TempDir()
+	r, err := Init(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "infra/cdk.json", "{}")
+	write(t, root, "README.md", "# r")
+	if err := os.Symlink("infra/cdk.json", filepath.Join(root, "cdk.json")); err != nil {
+		t.Fatal(err)
+	}
+	first, err := r.CommitAll("first", author)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "services/cdk.json", "{}")
+	if _, err := r.CommitAll("second", author); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "uncommitted/cdk.json", "{}")
+	got, err := r.Files(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, " ") != "README.md infra/cdk.json" {
+		t.Errorf("Files(first) = %q", got)
+	}
+	if got, err := r.Files("HEAD"); err != nil || strings.Join(got, " ") != "README.md infra/cdk.json services/cdk.json" {
+		t.Errorf("Files(HEAD) = %q, %v", got, err)
+	}
+	if _, err := r.files("HEAD", 2); !errors.Is(err, ErrTooManyFiles) || !strings.Contains(err.Error(), "more than 2 files") {
+		t.Errorf("past the bound: %v", err)
+	}
+	if _, err := r.Files("nope"); err == nil {
+		t.Error("an unknown revision lists nothing without an error")
+	}
+}

@@ -8,11 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/cdkbot/cdkbot/internal/apps"
 	"github.com/cdkbot/cdkbot/internal/checkout"
 	"github.com/cdkbot/cdkbot/internal/config"
@@ -80,11 +75,10 @@ func Apps(_ context.Context, o AppsOptions) (*AppsPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	lister, err := openLister(repo.Root())
-	if err != nil {
-		return nil, failure.OperationErr(err)
+	list, err := apps.Find(repo, head, cfg)
+	if errors.Is(err, gitrepo.ErrTooManyFiles) {
+		return nil, failure.InputErr(fmt.Errorf("%w: list the apps in .cdkbot.yml (apps.list)", err))
 	}
-	list, err := apps.Find(lister, head, cfg)
 	if err != nil {
 		return nil, failure.InputErr(err)
 	}
@@ -129,7 +123,18 @@ func Apps(_ context.Context, o AppsOptions) (*AppsPlan, error) {
 	if key == "" {
 		key = "default"
 	}
-	return &AppsPlan{Plan: apps.NewPlan(key, list, baseKeys, headKeys, everything), Base: base, Head: head}, nil
+	// The base's apps, as the base's configuration lists them: one the head lacks is reported
+	// removed, since its stacks stay deployed with nothing left to deploy them.
+	baseCfg, err := appsConfig(repo, base, cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	baseList, err := apps.Find(repo, base, baseCfg)
+	if err != nil {
+		return nil, failure.InputErr(fmt.Errorf("the base's apps: %w", err))
+	}
+	plan := apps.NewPlan(key, list, baseKeys, headKeys, everything).WithRemoved(baseList, list)
+	return &AppsPlan{Plan: plan, Base: base, Head: head}, nil
 }
 
 func joinRepo(dir, name string) string {
@@ -156,46 +161,5 @@ func appsConfig(repo *gitrepo.Repo, rev, name string) (config.Apps, error) {
 	return cfg, nil
 }
 
-// maxListed bounds the files listed at a revision: a repository of pull request code can be
-// anything, and a listing past this is refused rather than cut (an app past the cut would go
-// unreviewed).
-const maxListed = 2_000_000
-
-// treeLister lists a revision's files from its git tree, without reading any of them.
-type treeLister struct{ repo *git.Repository }
-
-var _ apps.Lister = treeLister{}
-
-func openLister(root string) (treeLister, error) {
-	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	return treeLister{r}, err
-}
-
-// Files lists the regular files of rev (no links, no submodules).
-func (l treeLister) Files(rev string) ([]string, error) {
-	c, err := l.repo.CommitObject(plumbing.NewHash(rev))
-	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", rev, err)
-	}
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, err
-	}
-	w := object.NewTreeWalker(tree, true, nil)
-	defer w.Close()
-	var out []string
-	for {
-		name, e, err := w.Next()
-		switch {
-		case errors.Is(err, io.EOF):
-			return out, nil
-		case err != nil:
-			return nil, fmt.Errorf("list the files of %s: %w", rev, err)
-		case len(out) >= maxListed:
-			return nil, fmt.Errorf("%s holds more than %d files: list the apps in .cdkbot.yml (apps.list)", rev, maxListed)
-		}
-		if e.Mode == filemode.Regular || e.Mode == filemode.Executable {
-			out = append(out, name)
-		}
-	}
-}
+// gitrepo lists a revision's files for apps.Find.
+var _ apps.Lister = (*gitrepo.Repo)(nil)

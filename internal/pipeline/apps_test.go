@@ -143,3 +143,37 @@ func TestAppsListsTheRevision(t *testing.T) {
 		t.Error("an unknown head is an error")
 	}
 }
+
+// An app whose cdk.json the change deletes is reported removed in each environment, after the
+// reviewed legs: its stacks stay deployed (cdkbot deletes none), and the fan-out says so rather
+// than dropping it. An app the base's configuration lists and the head's does not is removed too.
+func TestAppsRemoved(t *testing.T) {
+	dir, base := appsRepo(t)
+	gitcli.Run(t, dir, "checkout", "-q", "--detach", base)
+	gitcli.Run(t, dir, "rm", "-rq", "services/users/infra")
+	head := commitChange(t, dir, map[string]string{"services/shop/infra/app.py": "2"})
+	p, err := Apps(context.Background(), AppsOptions{Repo: dir, Base: base, Head: head, Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"~ k/services/shop/infra/dev", "~ k/services/shop/infra/prod", "- k/services/users/infra/dev",
+		"- k/services/users/infra/prod", "= k/infra/network/dev", "= k/infra/network/prod"}
+	if got := legKeys(p); !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if l := p.Legs[2]; l.Why != apps.RemovedWhy || l.Dir != "services/users/infra" {
+		t.Errorf("removed leg %+v", l)
+	}
+
+	listed := "apps:\n  list:\n    - { name: net, dir: infra/network }\n    - { name: shop, dir: services/shop/infra }\n"
+	gitcli.Run(t, dir, "checkout", "-q", "--detach", base)
+	from := commitChange(t, dir, map[string]string{".cdkbot.yml": listed})
+	to := commitChange(t, dir, map[string]string{".cdkbot.yml": "apps:\n  list:\n    - { name: net, dir: infra/network }\n"})
+	p, err = Apps(context.Background(), AppsOptions{Repo: dir, Base: from, Head: to, Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := legKeys(p); !reflect.DeepEqual(got, []string{"~ k/net", "- k/shop"}) {
+		t.Errorf("unlisted: %q", got)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/apps"
@@ -71,6 +73,9 @@ func FanInHeadline(c apps.Combined) string {
 	if n := c.Count(apps.NotRun); n > 0 {
 		counted = append(counted, fmt.Sprintf("%d unchanged", n))
 	}
+	if n := c.Count(apps.Gone); n > 0 {
+		counted = append(counted, fmt.Sprintf("%d removed", n))
+	}
 	parts := []string{verdict, plural(len(c.Sections), "app environment", "app environments") + ": " +
 		strings.Join(counted, ", ")}
 	var all Counts
@@ -83,17 +88,147 @@ func FanInHeadline(c apps.Combined) string {
 	return Clean(strings.Join(parts, " · "))
 }
 
+// fanInMarker is the combined comment's marker: a review marker (what finds the sticky comment)
+// with the marker of each reviewed leg, as its review recorded it for the merge deploy. When the
+// legs' records do not fit, they are pooled into comments of their own under the combined
+// review's key, whose digest the marker keeps (LegsDigest, LegParts), as a large review keeps its
+// identities.
+type fanInMarker struct {
+	Marker
+	Combined   bool     `json:"combined"` // a combined review, even with no leg recorded
+	Legs       []Marker `json:"legs,omitempty"`
+	LegsDigest string   `json:"legsDigest,omitempty"` // IdentitiesDigest of the pooled records
+	LegParts   int      `json:"legParts,omitempty"`
+}
+
+func (m fanInMarker) comment() string {
+	b, _ := json.Marshal(m)
+	return MarkerPrefix + hideDashes(string(b)) + " -->"
+}
+
+// pooledID names one entry of the pooled records: a leg's record ("leg", its key) or one stack's
+// identity ("stack", the leg's key, the stack's id), unambiguously whatever the names hold.
+func pooledID(names ...string) string {
+	b, _ := json.Marshal(names)
+	return string(b)
+}
+
+// newFanInMarker records each reviewed leg's marker (its report's record: head commit, blocked,
+// every stack's deploy identity) for the deploy of that leg, when c is Verified: the reports came
+// from the pull request's own workflow run, so they are what the legs' own comments would have
+// said. Otherwise it records none and is flagged unverified, as a fork's review is. Past a quarter
+// of budget the records are pooled into comments of their own (FanInIdentityComments), returned.
+func newFanInMarker(c apps.Combined, budget int) (fanInMarker, map[string]string) {
+	m := fanInMarker{Marker: Marker{Tool: "cdkbot", Key: c.Key, HeadSHA: c.HeadSHA, Blocked: c.Failed(),
+		Unverified: !c.Verified}, Combined: true}
+	if !c.Verified {
+		return m, nil
+	}
+	for _, s := range c.Sections {
+		var leg Marker
+		if len(s.Record) == 0 || json.Unmarshal(s.Record, &leg) != nil || leg.Key != s.Key {
+			continue
+		}
+		leg.Blocked = leg.Blocked || s.Outcome == apps.Blocked
+		m.Legs = append(m.Legs, leg)
+	}
+	if len(m.comment()) <= budget/4 {
+		return m, nil
+	}
+	pooled := map[string]string{}
+	for _, leg := range m.Legs {
+		for id, enc := range leg.Stacks {
+			pooled[pooledID("stack", leg.Key, id)] = enc
+		}
+		leg.Stacks = nil
+		b, _ := json.Marshal(leg)
+		pooled[pooledID("leg", leg.Key)] = string(b)
+	}
+	m.Legs = nil
+	m.LegsDigest, m.LegParts = IdentitiesDigest(pooled), len(identityParts(m.Key, pooled))
+	return m, pooled
+}
+
+// FanInIdentityComments are the comments that hold the legs' records when the combined comment
+// of budget bytes keeps only their digest (none when they fit its marker).
+func FanInIdentityComments(c apps.Combined, budget int) []string {
+	if budget <= 0 {
+		budget = GitHubCommentLimit
+	}
+	if _, pooled := newFanInMarker(c, budget); len(pooled) > 0 {
+		return identityComments(c.Key, pooled)
+	}
+	return nil
+}
+
+// FanInLegs reads the legs' records a combined review holds for the merge deploy: ok when body
+// is a combined review that recorded them (not one flagged unverified, whose legs never count),
+// each leg's marker under the leg's key. Pooled records are read back from parts (the bodies of
+// cdkbot's comments on the pull request, oldest first) whole, or not at all: an error.
+func FanInLegs(body string, parts []string) ([]Marker, bool, error) {
+	rest, ok := strings.CutPrefix(body, MarkerPrefix)
+	if !ok {
+		return nil, false, nil
+	}
+	end := strings.Index(rest, " -->")
+	if end < 0 {
+		return nil, false, nil
+	}
+	var m fanInMarker
+	if json.Unmarshal([]byte(rest[:end]), &m) != nil || m.Tool != "cdkbot" || !m.Combined || m.Unverified {
+		return nil, false, nil
+	}
+	if m.LegParts == 0 {
+		return m.Legs, true, nil
+	}
+	pooled, err := JoinIdentityParts(Marker{Key: m.Key, StacksDigest: m.LegsDigest, IdentityParts: m.LegParts}, parts)
+	if err != nil {
+		return nil, true, err
+	}
+	legs := map[string]*Marker{}
+	for id, enc := range pooled {
+		var names []string
+		if json.Unmarshal([]byte(id), &names) != nil || len(names) != 2 || names[0] != "leg" {
+			continue
+		}
+		var leg Marker
+		if json.Unmarshal([]byte(enc), &leg) != nil || leg.Key != names[1] {
+			return nil, true, fmt.Errorf("the record of %s is not one cdkbot wrote", names[1])
+		}
+		legs[leg.Key] = &leg
+	}
+	for id, enc := range pooled {
+		var names []string
+		if json.Unmarshal([]byte(id), &names) != nil || len(names) != 3 || names[0] != "stack" {
+			continue
+		}
+		leg, ok := legs[names[1]]
+		if !ok {
+			return nil, true, fmt.Errorf("a stack of %s, which has no record", names[1])
+		}
+		if leg.Stacks == nil {
+			leg.Stacks = map[string]string{}
+		}
+		leg.Stacks[names[2]] = enc
+	}
+	out := make([]Marker, 0, len(legs))
+	for _, k := range slices.Sorted(maps.Keys(legs)) {
+		out = append(out, *legs[k])
+	}
+	return out, true, nil
+}
+
 // FanInMarkdown renders the combined review of a fan-out as one comment of at most budget
 // bytes: the marker, the headline over all apps, a table with a row per app and environment
 // (touched first), then a section per reviewed leg, re-rendered from its review's data (never
-// from Markdown it carries: every string escaped, every table bounded). The marker is flagged
-// unverified: the legs' reports were written where pull request code ran, and the deploy flow
-// takes the word of a review cdkbot rendered from its own synthesis only.
+// from Markdown it carries: every string escaped, every table bounded). The marker carries each
+// reviewed leg's record for the merge deploy (newFanInMarker), flagged unverified unless the
+// legs' reports came from the pull request's own workflow run.
 func FanInMarkdown(w io.Writer, c apps.Combined, budget int) error {
 	if budget <= 0 {
 		budget = GitHubCommentLimit
 	}
-	m := Marker{Tool: "cdkbot", Key: c.Key, HeadSHA: c.HeadSHA, Blocked: c.Failed(), Unverified: true}
+	m, _ := newFanInMarker(c, budget)
 	marker := m.comment() + "\n"
 	budget -= len(marker)
 	var b bytes.Buffer
@@ -115,12 +250,18 @@ func FanInMarkdown(w io.Writer, c apps.Combined, budget int) error {
 		}
 		b.WriteString("\n")
 	}
+	if n := c.Count(apps.Gone); n > 0 {
+		// Said above the legs: what a removal leaves running is easy to miss in a row.
+		fmt.Fprintf(&b, "> [!WARNING]\n> %s removed by this change, and cdkbot deletes no stack: what %s "+
+			"deployed stays deployed (the table says which).\n\n", plural(n, "app environment is", "app environments are"),
+			pick(n, "it", "they"))
+	}
 	for _, n := range c.Notes {
 		b.WriteString("> [!NOTE]\n> " + mdText(truncate(n, 400)) + "\n\n")
 	}
 	left := 0
 	for _, s := range c.Sections {
-		if s.Outcome == apps.NotRun || s.Outcome == apps.Missing || s.Outcome == apps.Invalid {
+		if s.Outcome == apps.NotRun || s.Outcome == apps.Missing || s.Outcome == apps.Invalid || s.Outcome == apps.Gone {
 			continue
 		}
 		if b.Len() > budget*3/4 {
@@ -145,6 +286,8 @@ func legOutcome(s apps.Section) string {
 	switch s.Outcome {
 	case apps.NotRun:
 		return "unchanged: " + s.Why
+	case apps.Gone:
+		return "removed: " + s.Why
 	case apps.Missing, apps.Invalid:
 		return s.Outcome.String() + ": " + s.Problem
 	}
@@ -252,4 +395,11 @@ func envCell(env string) string {
 		return "—"
 	}
 	return mdSpan(env, 60)
+}
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

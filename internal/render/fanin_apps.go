@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,6 +48,8 @@ type fanOutMatrix struct {
 		Include []matrixLeg `json:"include"`
 	} `json:"matrix"`
 	Unchanged []matrixLeg `json:"unchanged"`
+	// Removed are the legs of apps only the base has: nothing to run, their stacks left deployed.
+	Removed []matrixLeg `json:"removed,omitempty"`
 }
 
 var artifactUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -81,9 +84,12 @@ func FanOutMatrix(w io.Writer, f FanOut) error {
 	m := fanOutMatrix{Key: f.Key, Base: f.Base, Head: f.Head}
 	m.Legs.Include, m.Unchanged = []matrixLeg{}, []matrixLeg{}
 	for _, l := range f.Legs {
-		if l.Status == apps.Unchanged {
+		switch l.Status {
+		case apps.Unchanged:
 			m.Unchanged = append(m.Unchanged, toMatrixLeg(l))
-		} else {
+		case apps.Removed:
+			m.Removed = append(m.Removed, toMatrixLeg(l))
+		default:
 			m.Legs.Include = append(m.Legs.Include, toMatrixLeg(l))
 		}
 	}
@@ -107,7 +113,7 @@ func ParseFanOut(raw []byte) (FanOut, error) {
 	}
 	f := FanOut{Plan: apps.Plan{Key: in.Key, Legs: in.Legs}, Base: in.Base, Head: in.Head}
 	if in.Legs == nil {
-		for _, l := range append(in.fanOutMatrix.Legs.Include, in.Unchanged...) {
+		for _, l := range slices.Concat(in.fanOutMatrix.Legs.Include, in.Unchanged, in.Removed) {
 			ctx := map[string]string{}
 			for _, kv := range strings.Split(l.Context, ",") {
 				if k, v, ok := strings.Cut(kv, "="); ok {
@@ -151,9 +157,19 @@ func FanOutJSON(w io.Writer, f FanOut) error {
 // FanOutText writes the fan-out for a terminal: a line per leg, touched first.
 func FanOutText(w io.Writer, f FanOut) error {
 	var b strings.Builder
-	reviewed := len(f.Reviewed())
-	fmt.Fprintf(&b, "%s to review, %d unchanged (%s → %s)\n", plural(reviewed, "leg", "legs"), len(f.Legs)-reviewed,
-		commitid.Short(f.Base, commitid.Unambiguous), commitid.Short(f.Head, commitid.Unambiguous))
+	reviewed, removed := len(f.Reviewed()), 0
+	for _, l := range f.Legs {
+		if l.Status == apps.Removed {
+			removed++
+		}
+	}
+	gone := ""
+	if removed > 0 {
+		gone = fmt.Sprintf(", %d removed", removed)
+	}
+	fmt.Fprintf(&b, "%s to review, %d unchanged%s (%s → %s)\n", plural(reviewed, "leg", "legs"),
+		len(f.Legs)-reviewed-removed, gone, commitid.Short(f.Base, commitid.Unambiguous),
+		commitid.Short(f.Head, commitid.Unambiguous))
 	for _, l := range f.Legs {
 		name := l.App
 		if l.Environment != "" {

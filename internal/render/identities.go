@@ -76,11 +76,16 @@ func IdentityComments(r *review.Report, budget int) []string {
 	if m.IdentityParts == 0 {
 		return nil
 	}
-	stacks := review.IdentityStrings(r.Identity)
-	parts := identityParts(r.Key, stacks)
+	return identityComments(r.Key, review.IdentityStrings(r.Identity))
+}
+
+// identityComments are the part comments of the identities of the review keyed key.
+func identityComments(key string, stacks map[string]string) []string {
+	digest := IdentitiesDigest(stacks)
+	parts := identityParts(key, stacks)
 	out := make([]string, len(parts))
 	for i, p := range parts {
-		b, _ := json.Marshal(IdentityPart{Tool: "cdkbot", Key: r.Key, Digest: m.StacksDigest, Part: i + 1,
+		b, _ := json.Marshal(IdentityPart{Tool: "cdkbot", Key: key, Digest: digest, Part: i + 1,
 			Parts: len(parts), Stacks: p})
 		out[i] = IdentityPrefix + hideDashes(string(b)) + " -->\n" +
 			fmt.Sprintf("<sub>cdkbot keeps the deploy identities of its review here (part %d of %d): "+
