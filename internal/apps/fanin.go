@@ -96,12 +96,20 @@ func Combine(p Plan, headSHA string, reports []Report) Combined {
 	for _, r := range reports {
 		byKey[r.Key] = append(byKey[r.Key], r)
 	}
+	legsOfKey := map[string]int{}
+	for _, l := range p.Legs {
+		legsOfKey[l.Key]++
+	}
 	known := map[string]bool{}
 	for _, l := range p.Legs {
 		known[l.Key] = true
 		s := Section{Leg: l}
 		rs := byKey[l.Key]
 		switch {
+		case legsOfKey[l.Key] > 1:
+			// One report would stand for every leg of the key, a leg that never reported among them.
+			s.Outcome, s.Problem = Invalid, fmt.Sprintf("%d legs share the key %s: give the apps names "+
+				"of their own (.cdkbot.yml apps.list)", legsOfKey[l.Key], l.Key)
 		case l.Status == Unchanged:
 			s.Outcome = NotRun
 		case l.Status == Removed:

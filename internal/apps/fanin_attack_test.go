@@ -9,7 +9,6 @@ import "testing"
 // app svc in environment prod and an app svc/prod without one. Two legs of one key are one leg
 // too many: the fan-in must block.
 func TestFanInLegKeysCannotCollide(t *testing.T) {
-	t.Skip("attack: leg keys collide (the root app and an app in root/ are both named root; app svc env prod and app svc/prod are both key/svc/prod), so one leg's report passes another, missing leg; fix pending in internal/apps/apps.go (Discover/NewPlan: unambiguous names and keys, or refuse a plan with a key twice) and internal/apps/fanin.go (Combine)")
 	found, err := Discover([]string{"cdk.json", "root/cdk.json"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
