@@ -14,6 +14,9 @@ CHANGES=(
   "platform plat-ssh-world block -|the bastion accepts SSH from 0.0.0.0/0"
   "platform plat-public-tasks block -|tasks run in public subnets with public IPs, off the NAT (the private subnets' exports, in use, go away)"
 )
+# A blocked change deployed anyway, on top of release, by both tools: the gate said CloudFormation
+# refuses it, and both deploys must fail the same way (app branch).
+BLOCKED_DEPLOY="platform plat-public-tasks"
 
 replace() { # replace FILE OLD NEW: exactly one occurrence, or fail
   python3 - "$@" <<'PY'

@@ -61,7 +61,7 @@ for s in cfn.describe_stacks()["Stacks"]:
     res = cfn.describe_stack_resources(StackName=s["StackName"])["StackResources"]
     out[s["StackName"]] = {
         "status": s["StackStatus"],
-        "resources": sorted(f'{r["LogicalResourceId"]} {r["ResourceType"]} {r["ResourceStatus"]}' for r in res),
+        "resources": sorted(f'{r.get("LogicalResourceId", "?")} {r.get("ResourceType", "?")} {r.get("ResourceStatus", "?")}' for r in res),
         "outputs": {o["OutputKey"]: o["OutputValue"] for o in s.get("Outputs", [])},
     }
 json.dump(out, open(sys.argv[1], "w"), indent=1, sort_keys=True)
@@ -85,9 +85,10 @@ deploy_phase() {
     CDK_DISABLE_VERSION_CHECK=1 PATH="$tmp/fakebin:$PATH"
   for tool in cdkbot cdk; do
     bootstrap_moto "$url"
-    for step in main release; do
+    for step in main release blocked; do
       for app in "${apps[@]}"; do
         local asm="$tmp/cli/$app/$step/cdk.out"
+        [ -d "$asm" ] || continue
         start=$(now)
         set +e
         if [ "$tool" = cdkbot ]; then
@@ -154,6 +155,11 @@ for app in "${apps[@]}"; do
     done
     git checkout -q -b release main
     for br in "${merges[@]}"; do git -c user.name=e2e -c user.email=e2e@example.com merge -q --no-edit "$br"; done
+    read -r a br <<<"$BLOCKED_DEPLOY"
+    if [ "$a" = "$app" ]; then
+      git checkout -q -b blocked release
+      git -c user.name=e2e -c user.email=e2e@example.com merge -q --no-edit "$br"
+    fi
     git checkout -q main
   )
 done
@@ -186,6 +192,9 @@ for run in $(seq "${RUNS:-1}"); do
         set -e
         echo "review.$app.$br.$m $(ms "$start")" >>"$tmp/times"
         [ "$run" = 1 ] && [ "$m" != warm ] && echo "$app $br $expect $rc $m" >>"$tmp/verdicts"
+        if [ "$run" = 1 ] && [ "$m" = next ] && [ "${br%-docs}" != "$br" ] && [ "$(grep -c "reused the assembly" "$tmp/out/$app.$br.$m.log")" -lt 2 ]; then
+          echo "finding: the docs-only change $app $br (README.md beside cdk.json, as cdk init and aws-cdk-examples lay an app out) was synthesized again, not reused: $(ms "$start") ms" >>"$tmp/findings"
+        fi
         if [ "$m" = warm ] && ! grep -q "reused the assembly" "$tmp/out/$app.$br.$m.log"; then
           echo "finding: the repeated review of $app $br did not reuse its assemblies" >>"$tmp/findings"
         fi
@@ -196,19 +205,25 @@ for run in $(seq "${RUNS:-1}"); do
   # 2. The CDK CLI path: npm ci + cdk synth at base and at head, cdk diff of each changed stack.
   for app in "${apps[@]}"; do
     w="$tmp/cli/$app"
-    for rev in main $(for c in "${CHANGES[@]}"; do read -r a br _ <<<"${c%%|*}"; [ "$a" = "$app" ] && echo "$br"; done) release; do
+    for rev in main $(for c in "${CHANGES[@]}"; do read -r a br _ <<<"${c%%|*}"; [ "$a" = "$app" ] && echo "$br"; done) release \
+      $(git -C "$tmp/repos/$app" rev-parse -q --verify blocked >/dev/null && echo blocked); do
       echo "CDK CLI path $app $rev …" >&2
       rm -rf "${w:?}/$rev" && mkdir -p "$w/$rev"
       git -C "$tmp/repos/$app" archive "$rev" | tar -x -C "$w/$rev"
-      start=$(now)
-      (cd "$w/$rev" && npm ci --no-audit --no-fund --loglevel=error >"$w/$rev.install.log" 2>&1) ||
-        { echo "npm ci failed for $app $rev:" >&2; tail -20 "$w/$rev.install.log" >&2; exit 1; }
-      echo "cli.$app.$rev.install $(ms "$start")" >>"$tmp/times"
+      if [ "$rev" = release ] || [ "$rev" = blocked ]; then
+        # Deployed, not timed: the dependencies of main (the same lock files), hard-linked.
+        (cd "$w/main" && find . -name node_modules -prune -type d) | while read -r nm; do cp -al "$w/main/$nm" "$w/$rev/$nm"; done
+      else
+        start=$(now)
+        (cd "$w/$rev" && npm ci --no-audit --no-fund --loglevel=error >"$w/$rev.install.log" 2>&1) ||
+          { echo "npm ci failed for $app $rev:" >&2; tail -20 "$w/$rev.install.log" >&2; exit 1; }
+        echo "cli.$app.$rev.install $(ms "$start")" >>"$tmp/times"
+      fi
       start=$(now)
       (cd "$w/$rev" && "$cdk" synth -q --no-notices >/dev/null 2>"$w/$rev.synth.log") ||
         { echo "cdk synth failed for $app $rev:" >&2; tail -20 "$w/$rev.synth.log" >&2; exit 1; }
       echo "cli.$app.$rev.synth $(ms "$start")" >>"$tmp/times"
-      [ "$rev" = main ] || [ "$rev" = release ] && continue
+      case $rev in main | release | blocked) continue ;; esac
       start=$(now)
       for t in "$w/$rev"/cdk.out/*.template.json; do
         stack=$(basename "$t" .template.json)
@@ -306,7 +321,8 @@ print(f"  consequences cdkbot adds that the reference cannot see (template entry
 for d in prop:
     print(f"    {d}")
 
-print("\n3. Deploy on moto (main, then release = main + the merged changes)")
+print("\n3. Deploy on moto (main, then release = main + the merged changes, then blocked = release + a change the")
+print("   review blocked, which both deploys must fail; the end state is read after the last step)")
 print(open(f"{tmp}/deploy-network").read().strip() if os.path.exists(f"{tmp}/deploy-network") else "  (the deploy phase did not run)")
 d = {}
 for line in open(f"{tmp}/deploys"):
@@ -314,11 +330,18 @@ for line in open(f"{tmp}/deploys"):
     d[k] = (int(v) / 1000, rc)
 print(f"  {'app':<9} {'step':<8} {'cdkbot deploy':>14} {'cdk deploy':>11} {'cdk/cdkbot':>11}")
 for app in apps:
-    for step in ["main", "release"]:
+    for step in ["main", "release", "blocked"]:
         a, b = d.get(f"deploy.cdkbot.{app}.{step}"), d.get(f"deploy.cdk.{app}.{step}")
+        if not a or not b:
+            continue
         fa = f"{a[0]:.2f}s" + ("" if a[1] == "0" else f" exit {a[1]}")
         fb = f"{b[0]:.2f}s" + ("" if b[1] == "0" else f" exit {b[1]}")
         print(f"  {app:<9} {step:<8} {fa:>14} {fb:>11} {b[0] / a[0]:10.1f}×")
+        if step == "blocked":
+            for tool in ("cdkbot", "cdk"):
+                lines = open(f"{tmp}/deploy.{tool}.{app}.{step}.log").read().splitlines()
+                why = [l.strip() for l in lines if "in use" in l] or [l.strip() for l in lines if "failed" in l.lower()]
+                print(f"    {tool}: {why[-1][:160] if why else '(no failure reported)'}")
 try:
     s1, s2 = json.load(open(f"{tmp}/state.cdkbot.json")), json.load(open(f"{tmp}/state.cdk.json"))
     same = [k for k in s1 if s1.get(k) and s2.get(k) and s1[k]["status"] == s2[k]["status"] and s1[k]["resources"] == s2[k]["resources"] and sorted(s1[k]["outputs"]) == sorted(s2[k]["outputs"])]
