@@ -14,8 +14,9 @@
 #      the app's first review with an empty cache (cold), each further pull request (next PR: the
 #      dependency cache is warm), and the second one again (warm);
 #   2. runs the CDK CLI path a team runs instead (npm ci + cdk synth at base and at head, cdk diff
-#      --template of each changed stack), timed; the base side is measured once per app and counted
-#      in every pull request's total;
+#      --template of each changed stack), timed, right after each review (so a shared machine's load
+#      weighs on both alike); the base side is measured once per app and counted in every pull
+#      request's total;
 #   3. compares cdkbot's per-resource verdicts and broadening verdicts with the reference
 #      (scripts/e2e/reference.js: fullDiff on the CLI's templates), and each review's outcome with
 #      what the change deserves (block or pass);
@@ -169,76 +170,83 @@ echo "repositories: $(for a in "${apps[@]}"; do echo -n "$a ($(git -C "$tmp/repo
 : >"$tmp/verdicts"
 : >"$tmp/deploys"
 mkdir -p "$tmp/out"
+# review APP BRANCH EXPECTATION MODE RUN: cdkbot review, as a user runs it, timed.
+review() {
+  local app=$1 br=$2 expect=$3 m=$4 run=$5 start rc
+  echo "review $app $br ($m) …" >&2
+  start=$(now)
+  set +e
+  "$tmp/cdkbot" review --repo "$tmp/repos/$app" --base main --head "$br" --format json --deployed off \
+    --synth-user 62601,62602 >"$tmp/out/$app.$br.$m.json" 2>"$tmp/out/$app.$br.$m.log"
+  rc=$?
+  set -e
+  echo "review.$app.$br.$m $(ms "$start")" >>"$tmp/times"
+  [ "$run" = 1 ] && [ "$m" != warm ] && echo "$app $br $expect $rc $m" >>"$tmp/verdicts"
+  if [ "$run" = 1 ] && [ "$m" = next ] && [ "${br%-docs}" != "$br" ] && [ "$(grep -c "reused the assembly" "$tmp/out/$app.$br.$m.log")" -lt 2 ]; then
+    echo "finding: the docs-only change $app $br (README.md beside cdk.json, as cdk init and aws-cdk-examples lay an app out) was synthesized again, not reused: $(ms "$start") ms" >>"$tmp/findings"
+  fi
+  if [ "$m" = warm ] && ! grep -q "reused the assembly" "$tmp/out/$app.$br.$m.log"; then
+    echo "finding: the repeated review of $app $br did not reuse its assemblies" >>"$tmp/findings"
+  fi
+}
+
+# cli_path APP REV RUN: the CDK CLI path for one revision: npm ci + cdk synth, timed, and for a pull
+# request cdk diff --template of each stack whose template differs from main's; then the reference.
+cli_path() {
+  local app=$1 rev=$2 run=$3 w="$tmp/cli/$1" start t stack old review
+  echo "CDK CLI path $app $rev …" >&2
+  rm -rf "${w:?}/$rev" && mkdir -p "$w/$rev"
+  git -C "$tmp/repos/$app" archive "$rev" | tar -x -C "$w/$rev"
+  if [ "$rev" = release ] || [ "$rev" = blocked ]; then
+    # Deployed, not timed: the dependencies of main (the same lock files), hard-linked.
+    (cd "$w/main" && find . -name node_modules -prune -type d) | while read -r nm; do cp -al "$w/main/$nm" "$w/$rev/$nm"; done
+  else
+    start=$(now)
+    (cd "$w/$rev" && npm ci --no-audit --no-fund --loglevel=error >"$w/$rev.install.log" 2>&1) ||
+      { echo "npm ci failed for $app $rev:" >&2; tail -20 "$w/$rev.install.log" >&2; exit 1; }
+    echo "cli.$app.$rev.install $(ms "$start")" >>"$tmp/times"
+  fi
+  start=$(now)
+  (cd "$w/$rev" && "$cdk" synth -q --no-notices >/dev/null 2>"$w/$rev.synth.log") ||
+    { echo "cdk synth failed for $app $rev:" >&2; tail -20 "$w/$rev.synth.log" >&2; exit 1; }
+  echo "cli.$app.$rev.synth $(ms "$start")" >>"$tmp/times"
+  case $rev in main | release | blocked) return ;; esac
+  start=$(now)
+  for t in "$w/$rev"/cdk.out/*.template.json; do
+    stack=$(basename "$t" .template.json)
+    old="$w/main/cdk.out/$stack.template.json"
+    [ -f "$old" ] || { echo '{}' >"$w/$rev.empty.json"; old="$w/$rev.empty.json"; }
+    cmp -s "$old" "$t" && continue
+    (cd "$w/$rev" && "$cdk" diff --no-notices --exclusively --app cdk.out --template "$old" "$stack" >>"$w/$rev.diff.txt" 2>&1 || true)
+  done
+  echo "cli.$app.$rev.diff $(ms "$start")" >>"$tmp/times"
+  if [ "$run" = 1 ]; then
+    for review in "$tmp/out/$app.$rev".{cold,next}.json; do [ -f "$review" ] && break; done
+    NODE_PATH="$tmp/tools/node_modules" node "$here/reference.js" "$w/main/cdk.out" "$w/$rev/cdk.out" "$review" \
+      >"$tmp/out/$app.$rev.agreement.json"
+  fi
+}
+
+# Each pull request's review and its CLI path run one right after the other, so that the load of a
+# shared machine weighs on both alike.
 for run in $(seq "${RUNS:-1}"); do
-  # 1. cdkbot review, as a user runs it.
   for app in "${apps[@]}"; do
     export XDG_CACHE_HOME="$tmp/cache-$app-$run"
     mkdir -p "$XDG_CACHE_HOME" && chmod 711 "$XDG_CACHE_HOME"
-    n=0 second=
+    cli_path "$app" main "$run"
+    n=0
     for c in "${CHANGES[@]}"; do
       read -r a br expect merge <<<"${c%%|*}"
       [ "$a" = "$app" ] || continue
       n=$((n + 1))
-      mode=next
-      [ $n = 1 ] && mode=cold
-      [ $n = 2 ] && second=$br
-      for m in $mode $([ $n = 2 ] && echo warm); do
-        echo "review $app $br ($m) …" >&2
-        start=$(now)
-        set +e
-        "$tmp/cdkbot" review --repo "$tmp/repos/$app" --base main --head "$br" --format json --deployed off \
-          --synth-user 62601,62602 >"$tmp/out/$app.$br.$m.json" 2>"$tmp/out/$app.$br.$m.log"
-        rc=$?
-        set -e
-        echo "review.$app.$br.$m $(ms "$start")" >>"$tmp/times"
-        [ "$run" = 1 ] && [ "$m" != warm ] && echo "$app $br $expect $rc $m" >>"$tmp/verdicts"
-        if [ "$run" = 1 ] && [ "$m" = next ] && [ "${br%-docs}" != "$br" ] && [ "$(grep -c "reused the assembly" "$tmp/out/$app.$br.$m.log")" -lt 2 ]; then
-          echo "finding: the docs-only change $app $br (README.md beside cdk.json, as cdk init and aws-cdk-examples lay an app out) was synthesized again, not reused: $(ms "$start") ms" >>"$tmp/findings"
-        fi
-        if [ "$m" = warm ] && ! grep -q "reused the assembly" "$tmp/out/$app.$br.$m.log"; then
-          echo "finding: the repeated review of $app $br did not reuse its assemblies" >>"$tmp/findings"
-        fi
-      done
+      if [ $n = 1 ]; then review "$app" "$br" "$expect" cold "$run"; else review "$app" "$br" "$expect" next "$run"; fi
+      [ $n = 2 ] && review "$app" "$br" "$expect" warm "$run"
+      cli_path "$app" "$br" "$run"
     done
-  done
-
-  # 2. The CDK CLI path: npm ci + cdk synth at base and at head, cdk diff of each changed stack.
-  for app in "${apps[@]}"; do
-    w="$tmp/cli/$app"
-    for rev in main $(for c in "${CHANGES[@]}"; do read -r a br _ <<<"${c%%|*}"; [ "$a" = "$app" ] && echo "$br"; done) release \
-      $(git -C "$tmp/repos/$app" rev-parse -q --verify blocked >/dev/null && echo blocked); do
-      echo "CDK CLI path $app $rev …" >&2
-      rm -rf "${w:?}/$rev" && mkdir -p "$w/$rev"
-      git -C "$tmp/repos/$app" archive "$rev" | tar -x -C "$w/$rev"
-      if [ "$rev" = release ] || [ "$rev" = blocked ]; then
-        # Deployed, not timed: the dependencies of main (the same lock files), hard-linked.
-        (cd "$w/main" && find . -name node_modules -prune -type d) | while read -r nm; do cp -al "$w/main/$nm" "$w/$rev/$nm"; done
-      else
-        start=$(now)
-        (cd "$w/$rev" && npm ci --no-audit --no-fund --loglevel=error >"$w/$rev.install.log" 2>&1) ||
-          { echo "npm ci failed for $app $rev:" >&2; tail -20 "$w/$rev.install.log" >&2; exit 1; }
-        echo "cli.$app.$rev.install $(ms "$start")" >>"$tmp/times"
-      fi
-      start=$(now)
-      (cd "$w/$rev" && "$cdk" synth -q --no-notices >/dev/null 2>"$w/$rev.synth.log") ||
-        { echo "cdk synth failed for $app $rev:" >&2; tail -20 "$w/$rev.synth.log" >&2; exit 1; }
-      echo "cli.$app.$rev.synth $(ms "$start")" >>"$tmp/times"
-      case $rev in main | release | blocked) continue ;; esac
-      start=$(now)
-      for t in "$w/$rev"/cdk.out/*.template.json; do
-        stack=$(basename "$t" .template.json)
-        old="$w/main/cdk.out/$stack.template.json"
-        [ -f "$old" ] || { echo '{}' >"$w/$rev.empty.json"; old="$w/$rev.empty.json"; }
-        cmp -s "$old" "$t" && continue
-        (cd "$w/$rev" && "$cdk" diff --no-notices --exclusively --app cdk.out --template "$old" "$stack" >>"$w/$rev.diff.txt" 2>&1 || true)
-      done
-      echo "cli.$app.$rev.diff $(ms "$start")" >>"$tmp/times"
-      if [ "$run" = 1 ]; then
-        for review in "$tmp/out/$app.$rev".{cold,next}.json; do [ -f "$review" ] && break; done
-        NODE_PATH="$tmp/tools/node_modules" node "$here/reference.js" "$w/main/cdk.out" "$w/$rev/cdk.out" "$review" \
-          >"$tmp/out/$app.$rev.agreement.json"
-      fi
-    done
+    if [ "$run" = 1 ]; then
+      cli_path "$app" release "$run"
+      git -C "$tmp/repos/$app" rev-parse -q --verify blocked >/dev/null && cli_path "$app" blocked "$run"
+    fi
   done
 done
 
@@ -341,7 +349,7 @@ for app in apps:
             for tool in ("cdkbot", "cdk"):
                 lines = open(f"{tmp}/deploy.{tool}.{app}.{step}.log").read().splitlines()
                 why = [l.strip() for l in lines if "in use" in l] or [l.strip() for l in lines if "failed" in l.lower()]
-                print(f"    {tool}: {why[-1][:160] if why else '(no failure reported)'}")
+                print(f"    {tool}: {why[-1].removeprefix('cdkbot: ')[:160] if why else '(no failure reported)'}")
 try:
     s1, s2 = json.load(open(f"{tmp}/state.cdkbot.json")), json.load(open(f"{tmp}/state.cdk.json"))
     same = [k for k in s1 if s1.get(k) and s2.get(k) and s1[k]["status"] == s2[k]["status"] and s1[k]["resources"] == s2[k]["resources"] and sorted(s1[k]["outputs"]) == sorted(s2[k]["outputs"])]
