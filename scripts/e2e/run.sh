@@ -7,8 +7,8 @@
 #             by the esbuild package; the root package.json's postinstall installs lambdas/
 #   platform  three stacks sharing a VPC and a load balancer through exports; a Fargate service
 #             whose image is a Docker image asset (ContainerImage.fromAsset)
-# Each app is a git repository: main, one branch per pull request, and release (main with the
-# changes that should merge). The script
+# Each app is a git repository: main, one branch per pull request, release (main with the changes
+# that should merge) and, for one app, blocked (release with a change the review blocks). The script
 #   1. reviews every branch the way a user runs it: `cdkbot review --repo R --base main --head B`
 #      (cdkbot installs the dependencies and synthesizes both sides as two unprivileged users), timed:
 #      the app's first review with an empty cache (cold), each further pull request (next PR: the
@@ -21,10 +21,11 @@
 #      (scripts/e2e/reference.js: fullDiff on the CLI's templates), and each review's outcome with
 #      what the change deserves (block or pass);
 #   4. in a network namespace that has only loopback (so no AWS endpoint or anything else can be
-#      reached), starts moto (scripts/e2e/moto-launcher.py: the project's launcher plus two gaps
-#      these apps meet), bootstraps it with the real bootstrap template and deploys main, then
-#      release, with `cdkbot deploy` and, on a reset emulator, with `cdk deploy`; a recording fake
-#      `docker` stands in for the engine; the end states (stacks, resources, outputs) are compared.
+#      reached), starts moto (scripts/e2e/moto-launcher.py: the project's launcher plus the six
+#      emulator gaps these apps meet), bootstraps it with the real bootstrap template and deploys
+#      main, then release, then blocked (release + a change the review blocked, which must fail),
+#      with `cdkbot deploy` and, on a reset emulator, with `cdk deploy`; a recording fake `docker`
+#      stands in for the engine; the end states (stacks, resources, outputs) are compared.
 # Goals: next PR ≤ 0.3 × the CDK CLI path, cold first review ≤ 0.7 ×. Prints a table at the end.
 # Must run as root (the synthesis users); needs node, python with moto 5, the npm registry.
 # Usage: scripts/e2e/run.sh   (RUNS=1 timed runs of reviews and CLI path; KEEP=1 keeps the work dir)
