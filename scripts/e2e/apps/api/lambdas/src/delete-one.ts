@@ -1,0 +1,8 @@
+import { db, PRIMARY_KEY, reply, TABLE_NAME } from './db';
+
+export const handler = async (event: any = {}) => {
+  const id = event.pathParameters?.id;
+  if (!id) return reply(400, 'missing the path parameter id');
+  await db.delete({ TableName: TABLE_NAME, Key: { [PRIMARY_KEY]: id } });
+  return reply(200, '');
+};
