@@ -312,9 +312,14 @@ func TestDuplicateKeyPointer(t *testing.T) {
 		`{"a/b": {"x": 1}, "a/b": 2}`:                 "/a~1b",
 		`{"a": [{"k": 1}, {"k": 2}], "b": {"k": 3}}`:  "",
 	} {
-		ptr, _, ok := duplicateKey([]byte(in))
-		if ptr != want || ok != (want != "") {
-			t.Errorf("%s: %q %v, want %q", in, ptr, ok, want)
+		_, err := decodeGeneric("f.json", []byte(in))
+		var ae *Error
+		ptr := ""
+		if errors.As(err, &ae) {
+			ptr, _, _ = strings.Cut(ae.Issues[0].Pointer, " (line 1, column ")
+		}
+		if ptr != want || (err != nil) != (want != "") {
+			t.Errorf("%s: %q %v, want %q", in, ptr, err, want)
 		}
 	}
 }

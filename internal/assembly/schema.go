@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:generate ./schema/update.sh
@@ -40,24 +38,22 @@ type schemas struct {
 	properties map[string]*validator
 }
 
-// loadSchemas readies the validators, on the first assembly read: commands that read none
-// (version, a template diff) never pay for it.
+// loadSchemas compiles the embedded schemas once per process, on the first assembly read:
+// commands that read none (version, a template diff) never pay for it.
 var loadSchemas = sync.OnceValues(func() (*schemas, error) {
 	info, err := loadSchemaInfo()
 	if err != nil {
 		return nil, err
 	}
-	docs := map[string]*jsonschema.Schema{}
+	docs := map[string]*schemaDoc{}
 	for _, name := range []string{"cloud-assembly.schema.json", "assets.schema.json"} {
 		raw, err := schemaFiles.ReadFile("schema/" + name)
 		if err != nil {
 			return nil, err
 		}
-		doc := new(jsonschema.Schema)
-		if err := json.Unmarshal(raw, doc); err != nil {
+		if docs[name], err = compileSchema(raw); err != nil {
 			return nil, fmt.Errorf("embedded %s: %w", name, err)
 		}
-		docs[name] = doc
 	}
 	s := &schemas{SchemaInfo: info, properties: map[string]*validator{}}
 	if s.manifest, err = newValidator(docs["cloud-assembly.schema.json"], ""); err != nil {
