@@ -587,12 +587,9 @@ func featureFlagReport(file, id string, props json.RawMessage) (FeatureFlagRepor
 	if err := decodeTyped(file, props, &p); err != nil {
 		return FeatureFlagReport{}, err
 	}
-	r := FeatureFlagReport{ArtifactID: id, Module: p.Module}
+	r := FeatureFlagReport{ArtifactID: id, Module: p.Module, Flags: make([]FeatureFlag, 0, len(p.Flags))}
 	for _, name := range slices.Sorted(maps.Keys(p.Flags)) {
-		var f featureFlagJSON
-		if err := decodeTyped(file, p.Flags[name], &f); err != nil {
-			return FeatureFlagReport{}, err
-		}
+		f := p.Flags[name]
 		r.Flags = append(r.Flags, FeatureFlag{Name: name, UserValue: f.UserValue, RecommendedValue: f.RecommendedValue,
 			UnconfiguredBehavesLike: f.UnconfiguredBehavesLike, Explanation: f.Explanation})
 	}

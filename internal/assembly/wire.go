@@ -59,7 +59,7 @@ type nestedAssemblyPropertiesJSON struct {
 
 type featureFlagReportJSON struct {
 	Module string                     `json:"module"`
-	Flags  map[string]json.RawMessage `json:"flags"`
+	Flags  map[string]featureFlagJSON `json:"flags"`
 }
 
 type featureFlagJSON struct {
