@@ -17,13 +17,13 @@ type manifestJSON struct {
 }
 
 type artifactJSON struct {
-	Type                   string                     `json:"type"`
-	Environment            string                     `json:"environment"`
-	Metadata               map[string][]MetadataEntry `json:"metadata"`
-	AdditionalMetadataFile string                     `json:"additionalMetadataFile"`
-	Dependencies           []string                   `json:"dependencies"`
-	Properties             json.RawMessage            `json:"properties"`
-	DisplayName            string                     `json:"displayName"`
+	Type                   string          `json:"type"`
+	Environment            string          `json:"environment"`
+	Metadata               json.RawMessage `json:"metadata"` // decoded on first use (Stack.MetadataEntries)
+	AdditionalMetadataFile string          `json:"additionalMetadataFile"`
+	Dependencies           []string        `json:"dependencies"`
+	Properties             json.RawMessage `json:"properties"`
+	DisplayName            string          `json:"displayName"`
 }
 
 type stackPropertiesJSON struct {
