@@ -134,7 +134,7 @@ func BenchmarkCompileSchemas(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, name := range []string{"cloud-assembly.schema.json", "assets.schema.json"} {
-			raw, err := schemaFiles.ReadFile("schema/" + name)
+			raw, err := schemaFiles.ReadFile("schema/" + compactName(name))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -10,10 +10,17 @@ import (
 
 //go:generate ./schema/update.sh
 
-// The schemas are the ones the CDK CLI validates with, vendored by schema/update.sh.
+// The schemas are the ones the CDK CLI validates with, vendored by schema/update.sh, and
+// embedded without their annotations (descriptions are four fifths of their bytes, and every
+// process that reads an assembly parses them): TestCompactSchemasAreCurrent keeps the two in step.
 //
-//go:embed schema/cloud-assembly.schema.json schema/assets.schema.json schema/version.json schema/SOURCE
+//go:embed schema/cloud-assembly.compact.json schema/assets.compact.json schema/version.json schema/SOURCE
 var schemaFiles embed.FS
+
+// compactName is the embedded form of a vendored schema file.
+func compactName(name string) string {
+	return strings.TrimSuffix(name, ".schema.json") + ".compact.json"
+}
 
 const (
 	// maxReportedIssues keeps a badly broken manifest from burying the user in messages.
@@ -47,7 +54,7 @@ var loadSchemas = sync.OnceValues(func() (*schemas, error) {
 	}
 	docs := map[string]*schemaDoc{}
 	for _, name := range []string{"cloud-assembly.schema.json", "assets.schema.json"} {
-		raw, err := schemaFiles.ReadFile("schema/" + name)
+		raw, err := schemaFiles.ReadFile("schema/" + compactName(name))
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package assembly
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -10,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/cfn"
 )
 
 // A schemaNode is one schema of a JSON Schema (draft-07) document, compiled once per process
@@ -54,10 +55,8 @@ type schemaDoc struct {
 // compileSchema compiles a schema document; only "#" and "#/definitions/NAME" references are
 // allowed, which is all the cloud assembly schemas use.
 func compileSchema(raw []byte) (*schemaDoc, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := cfn.DecodeJSON(raw)
+	if err != nil {
 		return nil, err
 	}
 	obj, ok := v.(map[string]any)
@@ -126,8 +125,8 @@ func (d *schemaDoc) compileInto(n *schemaNode, v any, where string) error {
 			n.ref = target
 			return nil
 		}
-		for _, k := range slices.Sorted(maps.Keys(s)) {
-			if err := d.keyword(n, k, s[k], where+"/"+pointerEscaper.Replace(k)); err != nil {
+		for k, v := range s {
+			if err := d.keyword(n, k, v, where+"/"+k); err != nil {
 				return err
 			}
 		}
@@ -179,8 +178,8 @@ func (d *schemaDoc) keyword(n *schemaNode, k string, v any, where string) error 
 		if k == "properties" {
 			n.properties = make(map[string]*schemaNode, len(props))
 		}
-		for _, name := range slices.Sorted(maps.Keys(props)) {
-			c, err := d.compile(props[name], where+"/"+pointerEscaper.Replace(name))
+		for name, p := range props {
+			c, err := d.compile(p, where+"/"+name)
 			if err != nil {
 				return err
 			}
@@ -194,6 +193,7 @@ func (d *schemaDoc) keyword(n *schemaNode, k string, v any, where string) error 
 			}
 			n.patterns = append(n.patterns, patternSchema{re: re, source: name, schema: c})
 		}
+		slices.SortFunc(n.patterns, func(a, b patternSchema) int { return strings.Compare(a.source, b.source) })
 	case "additionalProperties":
 		n.additional, err = d.compile(v, where)
 	case "items":

@@ -57,18 +57,6 @@ type nestedAssemblyPropertiesJSON struct {
 	DisplayName   string `json:"displayName"`
 }
 
-type featureFlagReportJSON struct {
-	Module string                     `json:"module"`
-	Flags  map[string]featureFlagJSON `json:"flags"`
-}
-
-type featureFlagJSON struct {
-	RecommendedValue        any    `json:"recommendedValue"`
-	UserValue               any    `json:"userValue"`
-	Explanation             string `json:"explanation"`
-	UnconfiguredBehavesLike any    `json:"unconfiguredBehavesLike"`
-}
-
 type assetManifestJSON struct {
 	Version      string                          `json:"version"`
 	Files        map[string]fileAssetJSON        `json:"files"`
