@@ -16,6 +16,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
 	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/render"
+	"github.com/cdkbot/cdkbot/internal/resourcespec"
 )
 
 // Diff compares two CloudFormation templates (.json or .yaml files) or two cloud assemblies
@@ -37,7 +38,9 @@ func Diff(oldPath, newPath string, stacks []string) (*render.DiffReport, error) 
 	var report render.DiffReport
 	switch {
 	case oldDir && newDir:
-		// The two assemblies are independent: read them side by side.
+		// The two assemblies are independent: read them side by side, while the resource
+		// specification the diff needs is indexed.
+		go resourcespec.Default()
 		var oldA, newA *assembly.Assembly
 		var oldErr, newErr error
 		var wg sync.WaitGroup
