@@ -24,7 +24,9 @@ import (
 
 // revisionExcludes reads what the app's synthesis leaves out at revision sha: synth.exclude of
 // the revision's .cdkbot.yml in the app's directory, else at the repository's top, else the
-// defaults.
+// defaults. A .cdkbot.yml that cdkbot will not read (a link) or that does not parse leaves the
+// defaults: the review's own reading of the file says what is wrong with it, and whichever
+// patterns apply, what they leave out is neither read by the app nor keys its assembly.
 func revisionExcludes(repo *gitrepo.Repo, sha, appRel string) (synth.Excludes, error) {
 	patterns := synth.DefaultExcludes
 	for _, name := range []string{path.Join(appRel, ".cdkbot.yml"), ".cdkbot.yml"} {
@@ -32,15 +34,10 @@ func revisionExcludes(repo *gitrepo.Repo, sha, appRel string) (synth.Excludes, e
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err != nil {
-			return synth.Excludes{}, failure.InputErr(err)
-		}
-		f, err := config.Parse(name, raw)
-		if err != nil {
-			return synth.Excludes{}, failure.InputErr(err)
-		}
-		if f.Synth.Exclude != nil {
-			patterns = f.Synth.Exclude
+		if err == nil {
+			if f, perr := config.Parse(name, raw); perr == nil && f.Synth.Exclude != nil {
+				patterns = f.Synth.Exclude
+			}
 		}
 		break
 	}

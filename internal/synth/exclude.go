@@ -18,7 +18,7 @@ import (
 // part of the asset, and stays in. An app that does read one fails to synthesize, saying so,
 // rather than being reused stale; .cdkbot.yml's synth.exclude replaces the list.
 var DefaultExcludes = []string{
-	"/*.md", "/docs/", "/.github/", "/.gitlab/", "/.vscode/", "/.idea/", "/.devcontainer/", "/cdk.out/",
+	"/*.md", "/docs/", "/.github/", "/.gitlab/", "/.vscode/", "/.idea/", "/.devcontainer/",
 	"/LICENSE", "/LICENSE.txt", "/NOTICE", "/CODEOWNERS", "/.gitignore", "/.gitattributes", "/.editorconfig",
 	"/.pre-commit-config.yaml", "/.cdkbot.yml", "/test/", "/tests/", "/__tests__/", "/jest.config.js", "/jest.config.ts",
 }
