@@ -14,11 +14,13 @@
 #       (two synthesis users, side by side): it installs with `npm ci` too (cached by lock file)
 #   (b) cdkbot review --base head --head docs, warm (the cache of (a)): the docs-only commit
 # Both sides install from the same npm cache (~/.npm, warmed first). Goals: (a) ≤ 0.6 × (c);
-# (b) ≤ 0.1 × (c). Must run as root (the synthesis users); needs node and the npm registry.
+# (b) ≤ 0.1 × (c). Must run as root (the synthesis users); needs node, the npm registry and
+# setfacl (Debian: acl).
 # Usage: scripts/benchreview/run.sh  (RUNS=3; KEEP=1 keeps the work directory)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "run as root: cdkbot synthesizes as two unprivileged users, as the action does" >&2; exit 2; }
+command -v setfacl >/dev/null || { echo "needs setfacl (apt-get install acl): the synthesis users share the npm cache" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
@@ -37,7 +39,10 @@ export CDK_DISABLE_CLI_TELEMETRY=true CDK_DISABLE_VERSION_CHECK=1
 export npm_config_cache="$tmp/npm-cache"
 mkdir -p "$npm_config_cache"
 (cd "$tmp/lock" && npm ci --no-audit --no-fund --loglevel=error >/dev/null && rm -rf node_modules)
+# Both synthesis users write to it (npm appends to its index on every install): a default ACL
+# keeps what one writes writable by the other.
 chmod -R a+rwX "$npm_config_cache"
+setfacl -R -m o::rwX -d -m o::rwX "$npm_config_cache"
 
 git_commit() { git -C "$1" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false commit -qam "$2" && git -C "$1" rev-parse HEAD; }
 
