@@ -20,7 +20,6 @@ require (
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/google/go-containerregistry v0.22.1 // tests: the release dry run's registry
 	github.com/google/go-github/v60 v60.0.0
-	github.com/google/jsonschema-go v0.4.3
 	github.com/klauspost/compress v1.20.3
 	github.com/rhysd/actionlint v1.7.12 // tests: the workflow lint
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

@@ -174,7 +174,7 @@ func TestBadConfigs(t *testing.T) {
 		"unknown aspect":      {"aspects:\n  - use: no-fun\n", `line 2: aspects[0]: unknown aspect "no-fun"; known aspects: block-public-buckets`},
 		"negative priority":   {"aspects:\n  - use: tags\n    priority: -5\n    with: { tags: { a: b } }\n", "priority -5 is negative"},
 		"fractional priority": {"aspects:\n  - use: tags\n    priority: 1.5\n", `line 3: priority "1.5" must be a non-negative integer`},
-		"unknown top key":     {"aspect:\n  - use: tags\n", `unknown key "aspect" (allowed here: aspects, stabilization, suppress, deploy, apps)`},
+		"unknown top key":     {"aspect:\n  - use: tags\n", `unknown key "aspect" (allowed here: aspects, stabilization, suppress, deploy, apps, synth)`},
 		"unknown aspect key":  {"aspects:\n  - use: tags\n    colour: red\n", `unknown key "colour" (allowed here: use, with, priority, severity, scope)`},
 		"unknown option":      {"aspects:\n  - use: require-tags\n    with: { key: [team] }\n", "with: line 1: field key not found"},
 		"missing option":      {"aspects:\n  - use: require-tags\n", "list the required tag keys"},

@@ -163,11 +163,12 @@ type LegacyAsset struct {
 }
 
 // LegacyAssets returns the stack's aws:cdk:asset metadata entries, sorted by construct path.
-// They are validated at load time, so decoding cannot fail here.
+// Their source paths are checked (inside the assembly) before any is returned.
 func (s *Stack) LegacyAssets() []LegacyAsset {
 	var out []LegacyAsset
-	for _, p := range slices.Sorted(maps.Keys(s.Metadata)) {
-		for _, e := range s.Metadata[p] {
+	md, _ := s.MetadataEntries() // entries whose path is unsafe are never returned
+	for _, p := range slices.Sorted(maps.Keys(md)) {
+		for _, e := range md[p] {
 			if e.Type != MetadataAsset {
 				continue
 			}

@@ -127,3 +127,20 @@ func FuzzLoadManifest(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCompileSchemas is what the first assembly read of every process pays for its
+// validators (the schemas compiled once, sync.OnceValues in loadSchemas).
+func BenchmarkCompileSchemas(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, name := range []string{"cloud-assembly.schema.json", "assets.schema.json"} {
+			raw, err := schemaFiles.ReadFile("schema/" + compactName(name))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := compileSchema(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,106 +1,46 @@
 package assembly
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/cdkbot/cdkbot/internal/cfn"
 )
 
 // decodeGeneric parses JSON into generic values (numbers kept as json.Number, as the schema
-// validator expects), turning syntax errors into issues with a line and column.
+// validator expects) in one pass that also refuses a key repeated in an object, turning syntax
+// errors into issues with a line and column.
 func decodeGeneric(file string, data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, jsonError(file, data, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		off := dec.InputOffset()
-		return nil, &Error{File: file,
-			Issues: []Issue{{Pointer: position(data, off), Message: "unexpected data after the top-level JSON value"}},
-			Hint:   "The file is not valid JSON: it may have been written twice or truncated. Synthesize again."}
-	}
-	if ptr, off, ok := duplicateKey(data); ok {
+	v, err := cfn.DecodeJSON(data)
+	var syn *cfn.SyntaxError
+	switch {
+	case err == nil:
+		return v, nil
+	case !errors.As(err, &syn):
+		return nil, &Error{File: file, Issues: []Issue{{Message: err.Error()}}, Err: err}
+	case syn.RepeatedKey != "":
 		// Decoders keep one of the two and validators may see the other: refuse the ambiguity.
+		ptr := strings.TrimSuffix(syn.Pointer, "/") + "/" + pointerEscaper.Replace(syn.RepeatedKey)
 		return nil, &Error{File: file,
-			Issues: []Issue{{Pointer: ptr + " (" + position(data, off) + ")", Message: "the key appears twice in its object"}},
-			Hint:   "The file was edited or damaged: each key may appear once. Synthesize the app again."}
+			Issues: []Issue{{Pointer: ptr + " (" + position(data, int64(syn.Offset)) + ")",
+				Message: "the key appears twice in its object"}},
+			Hint: "The file was edited or damaged: each key may appear once. Synthesize the app again."}
+	case strings.HasSuffix(syn.Msg, "after the top-level JSON value"):
+		return nil, &Error{File: file,
+			Issues: []Issue{{Pointer: position(data, int64(syn.Offset)),
+				Message: "unexpected data after the top-level JSON value"}},
+			Hint: "The file is not valid JSON: it may have been written twice or truncated. Synthesize again."}
+	case syn.Offset >= len(data):
+		return nil, &Error{File: file,
+			Issues: []Issue{{Pointer: position(data, int64(len(data))),
+				Message: "malformed JSON: the file ends before the JSON value does"}},
+			Hint: "The file is empty or truncated. Synthesize the app again.", Err: err}
 	}
-	return v, nil
-}
-
-// duplicateKey finds the first key that appears twice in one object, as a JSON pointer and the
-// offset after it. The data is valid JSON (already decoded).
-func duplicateKey(data []byte) (string, int64, bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	type frame struct {
-		object bool
-		keys   map[string]bool
-		path   string
-		index  int
-		key    string // the key whose value comes next (objects)
-	}
-	var stack []*frame
-	child := func() string {
-		if len(stack) == 0 {
-			return ""
-		}
-		f := stack[len(stack)-1]
-		if f.object {
-			return f.path + "/" + pointerEscaper.Replace(f.key)
-		}
-		return fmt.Sprintf("%s/%d", f.path, f.index)
-	}
-	expectKey := func() bool {
-		if len(stack) == 0 {
-			return false
-		}
-		f := stack[len(stack)-1]
-		return f.object && f.key == ""
-	}
-	valueDone := func() {
-		if len(stack) == 0 {
-			return
-		}
-		f := stack[len(stack)-1]
-		if f.object {
-			f.key = ""
-		} else {
-			f.index++
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", 0, false
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				stack = append(stack, &frame{object: t == '{', keys: map[string]bool{}, path: child()})
-			case '}', ']':
-				stack = stack[:len(stack)-1]
-				valueDone()
-			}
-		case string:
-			if expectKey() {
-				f := stack[len(stack)-1]
-				if f.keys[t] {
-					f.key = t
-					return child(), dec.InputOffset(), true
-				}
-				f.keys[t], f.key = true, t
-				continue
-			}
-			valueDone()
-		default:
-			valueDone()
-		}
-	}
+	return nil, &Error{File: file, Issues: []Issue{{Pointer: position(data, int64(syn.Offset)), Message: syn.Msg}},
+		Hint: "The file is not valid JSON. Synthesize the app again; if it was edited by hand, fix it there.", Err: err}
 }
 
 // decodeTyped unmarshals JSON that already passed schema validation into a Go type. A type

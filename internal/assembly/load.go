@@ -1,6 +1,7 @@
 package assembly
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,7 +88,7 @@ func (l *loader) load(dir, stagePath string, depth int) (*Assembly, error) {
 	if err := l.checkVersion(dir, file, obj); err != nil {
 		return nil, err
 	}
-	a := &Assembly{Dir: dir, Path: stagePath, ManifestFile: manifestPath, fsys: l.fsys}
+	a := &Assembly{Dir: dir, Path: stagePath, ManifestFile: manifestPath, fsys: l.fsys, root: l.root}
 	validated, warnings := tolerateUnknownTypes(file, obj)
 	a.Warnings = append(a.Warnings, warnings...)
 	if issues := l.validateManifest(validated); len(issues) > 0 {
@@ -116,8 +117,10 @@ func (l *loader) load(dir, stagePath string, depth int) (*Assembly, error) {
 
 	var c collector
 	ids := slices.Sorted(maps.Keys(m.Artifacts))
+	generic, _ := obj["artifacts"].(map[string]any)
 	for _, id := range ids {
-		c.add(l.artifact(a, file, id, m.Artifacts[id], depth))
+		g, _ := generic[id].(map[string]any)
+		c.add(l.artifact(a, file, id, m.Artifacts[id], g, depth))
 	}
 	c.add(l.checkDependencies(file, m.Artifacts))
 	if err := c.err(); err != nil {
@@ -288,7 +291,8 @@ func coveredBy(prefixes map[string]bool, p string) bool {
 	return false
 }
 
-func (l *loader) artifact(a *Assembly, file, id string, art artifactJSON, depth int) error {
+// artifact reads one artifact of the manifest; generic is the same artifact as parsed for validation.
+func (l *loader) artifact(a *Assembly, file, id string, art artifactJSON, generic map[string]any, depth int) error {
 	ptr := func(tokens ...string) string { return pointer(append([]string{"artifacts", id}, tokens...)) }
 	var env Environment
 	if art.Environment != "" {
@@ -353,7 +357,8 @@ func (l *loader) artifact(a *Assembly, file, id string, art artifactJSON, depth 
 		}
 		a.Nested = append(a.Nested, nested)
 	case TypeFeatureFlagReport:
-		r, err := featureFlagReport(file, id, art.Properties)
+		props, _ := generic["properties"].(map[string]any)
+		r, err := featureFlagReport(file, id, props)
 		if err != nil {
 			return err
 		}
@@ -413,7 +418,7 @@ func (l *loader) stack(
 		CloudFormationExecutionRoleARN: p.CloudFormationExecutionRoleARN, LookupRole: p.LookupRole,
 		RequiresBootstrapStackVersion: need, BootstrapStackVersionSSMParameter: p.BootstrapStackVersionSSMParameter,
 		ValidateOnSynth: p.ValidateOnSynth, Dependencies: art.Dependencies, AdditionalDependencies: p.AdditionalDependencies,
-		Metadata: art.Metadata, assembly: a,
+		metaInline: art.Metadata, assembly: a,
 	}
 	if s.DisplayName == "" {
 		s.DisplayName = id
@@ -436,50 +441,136 @@ func (l *loader) stack(
 	}
 	s.TemplateSize = info.Size()
 
-	var c collector
-	c.add(l.legacyAssetPaths(a, file, ptr("metadata"), art.Metadata))
-	if art.AdditionalMetadataFile != "" {
-		extra, err := l.additionalMetadata(a, file, ptr("additionalMetadataFile"), art.AdditionalMetadataFile)
+	// Metadata is decoded on first use, but for the legacy asset entries of old frameworks: their
+	// source paths are checked now, so a bad one fails the load and names where it is.
+	if bytes.Contains(art.Metadata, []byte(MetadataAsset)) {
+		md, err := decodeMetadata(file, ptr("metadata"), art.Metadata)
 		if err != nil {
 			return err
 		}
-		if s.Metadata == nil {
-			s.Metadata = map[string][]MetadataEntry{}
-		}
-		for k, v := range extra {
-			s.Metadata[k] = append(s.Metadata[k], v...)
+		if err := l.legacyAssetPaths(a, file, ptr("metadata"), md); err != nil {
+			return err
 		}
 	}
-	if err := c.err(); err != nil {
-		return err
+	if art.AdditionalMetadataFile != "" {
+		if s.metaFile, err = l.inside(a.Dir, file, ptr("additionalMetadataFile"), art.AdditionalMetadataFile,
+			"metadata file"); err != nil {
+			return err
+		}
 	}
 	a.Stacks = append(a.Stacks, s)
 	return nil
 }
 
-// additionalMetadata reads a stack's separate metadata file (newer frameworks keep metadata out
-// of manifest.json to keep it small).
-func (l *loader) additionalMetadata(a *Assembly, file, ptr, name string) (map[string][]MetadataEntry, error) {
-	rel, err := l.inside(a.Dir, file, ptr, name, "metadata file")
+// MetadataEntries returns the stack's metadata by construct path: the manifest's and its
+// additionalMetadataFile's (newer frameworks keep metadata out of manifest.json), decoded and
+// merged on first use. The error says what could not be read (a damaged file, or a legacy
+// asset whose source leads out of the assembly, which is then left out); what could is returned.
+func (s *Stack) MetadataEntries() (map[string][]MetadataEntry, error) {
+	if s.Metadata != nil || s.assembly == nil {
+		return s.Metadata, nil
+	}
+	s.metaOnce.Do(func() {
+		a := s.assembly
+		l := &loader{fsys: a.fsys, root: a.root}
+		md := map[string][]MetadataEntry{}
+		var c collector
+		add := func(file, base string, raw []byte) {
+			got, err := decodeMetadata(file, base, raw)
+			if err == nil {
+				err = l.legacyAssetPaths(a, file, base, got)
+				dropUnsafeAssets(a, got)
+			}
+			c.add(err)
+			for k, v := range got {
+				md[k] = append(md[k], v...)
+			}
+		}
+		if len(s.metaInline) > 0 {
+			add(l.display(a.ManifestFile), pointer([]string{"artifacts", s.ID, "metadata"}), s.metaInline)
+		}
+		if s.metaFile != "" {
+			raw, err := readRegular(a.fsys, s.metaFile)
+			if err != nil {
+				c.add(&Error{File: l.display(s.metaFile), Issues: []Issue{{Message: "cannot read: " + err.Error()}}, Err: err})
+			} else {
+				add(l.display(s.metaFile), "", raw)
+			}
+		}
+		s.meta, s.metaErr = md, c.err()
+	})
+	return s.meta, s.metaErr
+}
+
+// decodeMetadata decodes metadata (construct path → entries) in one parse that refuses
+// repeated keys; base is the JSON pointer of the metadata in file.
+func decodeMetadata(file, base string, raw []byte) (map[string][]MetadataEntry, error) {
+	v, err := decodeGeneric(file, raw)
 	if err != nil {
 		return nil, err
 	}
-	mfile := l.display(rel)
-	data, err := readRegular(l.fsys, rel)
-	if err != nil {
-		return nil, &Error{File: mfile, Issues: []Issue{{Message: "cannot read: " + err.Error()}}, Err: err}
+	if v == nil {
+		return nil, nil
 	}
-	if _, err := decodeGeneric(mfile, data); err != nil {
-		return nil, err
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, newError(file, base+"/", synthHint, "metadata is not an object of construct paths")
 	}
-	var md map[string][]MetadataEntry
-	if err := decodeTyped(mfile, data, &md); err != nil {
-		return nil, err
+	out := make(map[string][]MetadataEntry, len(obj))
+	for cpath, list := range obj {
+		entries, ok := list.([]any)
+		if !ok {
+			return nil, newError(file, base+pointer([]string{cpath}), synthHint, "metadata entries are not a list")
+		}
+		for i, item := range entries {
+			at := base + pointer([]string{cpath, fmt.Sprint(i)})
+			m, ok := item.(map[string]any)
+			typ, isString := m["type"].(string)
+			if !ok || !isString {
+				return nil, newError(file, at, synthHint, "a metadata entry is an object with a type")
+			}
+			e := MetadataEntry{Type: typ}
+			if d, ok := m["data"]; ok {
+				if e.Data, err = json.Marshal(d); err != nil {
+					return nil, newError(file, at+"/data", synthHint, "%s", err)
+				}
+			}
+			if tr, ok := m["trace"].([]any); ok {
+				for _, line := range tr {
+					if l, ok := line.(string); ok {
+						e.Trace = append(e.Trace, l)
+					}
+				}
+			}
+			out[cpath] = append(out[cpath], e)
+		}
 	}
-	if err := l.legacyAssetPaths(a, mfile, "", md); err != nil {
-		return nil, err
+	return out, nil
+}
+
+// dropUnsafeAssets removes the legacy asset entries whose source path does not resolve inside
+// the assembly (legacyAssetPaths said why): nothing may read through them.
+func dropUnsafeAssets(a *Assembly, md map[string][]MetadataEntry) {
+	for cpath, entries := range md {
+		kept := entries[:0:0]
+		for _, e := range entries {
+			var la LegacyAsset
+			if e.Type == MetadataAsset {
+				if json.Unmarshal(e.Data, &la) != nil {
+					continue
+				}
+				rel, err := resolveInside(a.fsys, a.Dir, la.Path)
+				if err != nil {
+					continue
+				}
+				if info, err := fs.Stat(a.fsys, rel); err == nil && info.IsDir() && checkTreeLinks(a.fsys, rel) != nil {
+					continue
+				}
+			}
+			kept = append(kept, e)
+		}
+		md[cpath] = kept
 	}
-	return md, nil
 }
 
 // legacyAssetPaths checks the source paths of aws:cdk:asset metadata entries.
@@ -582,21 +673,48 @@ func (l *loader) assetManifest(a *Assembly, rel string) (*AssetManifest, error) 
 	return m, nil
 }
 
-func featureFlagReport(file, id string, props json.RawMessage) (FeatureFlagReport, error) {
-	var p featureFlagReportJSON
-	if err := decodeTyped(file, props, &p); err != nil {
-		return FeatureFlagReport{}, err
-	}
-	r := FeatureFlagReport{ArtifactID: id, Module: p.Module}
-	for _, name := range slices.Sorted(maps.Keys(p.Flags)) {
-		var f featureFlagJSON
-		if err := decodeTyped(file, p.Flags[name], &f); err != nil {
-			return FeatureFlagReport{}, err
+// featureFlagReport reads a feature flag report from the manifest as parsed for validation
+// (which checked its shape): hundreds of flags, decoded again by encoding/json, were a fifth of
+// the time it takes to read an assembly. Values are what encoding/json gives (float64 numbers).
+func featureFlagReport(file, id string, props map[string]any) (FeatureFlagReport, error) {
+	module, _ := props["module"].(string)
+	flags, _ := props["flags"].(map[string]any)
+	r := FeatureFlagReport{ArtifactID: id, Module: module, Flags: make([]FeatureFlag, 0, len(flags))}
+	for _, name := range slices.Sorted(maps.Keys(flags)) {
+		f, ok := flags[name].(map[string]any)
+		if !ok {
+			return FeatureFlagReport{}, newError(file, pointer([]string{"artifacts", id, "properties", "flags", name}),
+				synthHint, "a feature flag is an object")
 		}
-		r.Flags = append(r.Flags, FeatureFlag{Name: name, UserValue: f.UserValue, RecommendedValue: f.RecommendedValue,
-			UnconfiguredBehavesLike: f.UnconfiguredBehavesLike, Explanation: f.Explanation})
+		explanation, _ := f["explanation"].(string)
+		r.Flags = append(r.Flags, FeatureFlag{Name: name, UserValue: plainJSON(f["userValue"]),
+			RecommendedValue: plainJSON(f["recommendedValue"]), UnconfiguredBehavesLike: plainJSON(f["unconfiguredBehavesLike"]),
+			Explanation: explanation})
 	}
 	return r, nil
+}
+
+// plainJSON turns the json.Number of a parsed value into float64, as encoding/json decodes
+// numbers into an interface.
+func plainJSON(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = plainJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plainJSON(e)
+		}
+		return out
+	}
+	return v
 }
 
 // checkDependencies requires that dependencies name artifacts of the same manifest and that

@@ -312,9 +312,57 @@ func TestDuplicateKeyPointer(t *testing.T) {
 		`{"a/b": {"x": 1}, "a/b": 2}`:                 "/a~1b",
 		`{"a": [{"k": 1}, {"k": 2}], "b": {"k": 3}}`:  "",
 	} {
-		ptr, _, ok := duplicateKey([]byte(in))
-		if ptr != want || ok != (want != "") {
-			t.Errorf("%s: %q %v, want %q", in, ptr, ok, want)
+		_, err := decodeGeneric("f.json", []byte(in))
+		var ae *Error
+		ptr := ""
+		if errors.As(err, &ae) {
+			ptr, _, _ = strings.Cut(ae.Issues[0].Pointer, " (line 1, column ")
 		}
+		if ptr != want || (err != nil) != (want != "") {
+			t.Errorf("%s: %q %v, want %q", in, ptr, err, want)
+		}
+	}
+}
+
+// Metadata is read on first use: a damaged metadata file does not stop the load, and cannot go
+// unnoticed either: the stack is incomplete, saying why; a legacy asset whose source leaves the
+// assembly is never returned, wherever it is written.
+func TestMetadataIsReadOnFirstUse(t *testing.T) {
+	t.Parallel()
+	manifest := strings.Replace(modern()["manifest.json"].(string), `"dependencies": ["App.assets"],`,
+		`"dependencies": ["App.assets"], "additionalMetadataFile": "App.metadata.json",
+      "metadata": {"/App/Queue": [{"type": "aws:cdk:logicalId", "data": "Queue1"}]},`, 1)
+	for name, tc := range map[string]struct {
+		file       string
+		wantErr    string
+		logicalIDs int
+	}{
+		"good": {`{"/App/Topic": [{"type": "aws:cdk:logicalId", "data": "Topic2", "trace": ["at x"]}]}`, "", 2},
+		"repeated key": {`{"/App/Topic": [{"type": "aws:cdk:logicalId", "data": "Topic2", "data": "Other"}]}`,
+			"/~1App~1Topic/0/data (line 1, column", 1},
+		"escaping asset": {`{"/App/Old": [{"type": "aws:cdk:\u0061sset", "data": {"path": "../../etc", "id": "x", "packaging": "zip",
+			"sourceHash": "x", "s3BucketParameter": "a", "s3KeyParameter": "b", "artifactHashParameter": "c"}}]}`, "leads outside the assembly", 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a, err := load(t, with(modern(), map[string]any{"manifest.json": manifest, "App.metadata.json": tc.file}))
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			s := a.Stacks[0]
+			_, err = s.MetadataEntries()
+			if (err == nil) != (tc.wantErr == "") || err != nil && !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("metadata error %v, want %q", err, tc.wantErr)
+			}
+			if got := s.LogicalIDs(); len(got) != tc.logicalIDs || got["/App/Queue"] != "Queue1" {
+				t.Errorf("logical ids %v", got)
+			}
+			if len(s.LegacyAssets()) != 0 {
+				t.Errorf("legacy assets %v", s.LegacyAssets())
+			}
+			if why := a.Incomplete(s); (len(why) != 0) != (tc.wantErr != "") {
+				t.Errorf("incomplete: %q", why)
+			}
+		})
 	}
 }

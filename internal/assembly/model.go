@@ -65,6 +65,7 @@ type Assembly struct {
 	Warnings       []Warning
 
 	fsys     fs.FS
+	root     string // how the user named the root assembly's directory, for messages
 	treeOnce sync.Once
 	tree     *TreeNode
 	treeErr  error
@@ -211,8 +212,16 @@ type Stack struct {
 	ValidateOnSynth                   bool
 	Dependencies                      []string // artifact ids in the same assembly
 	AdditionalDependencies            []string
-	// Metadata by construct path, merged from the manifest and additionalMetadataFile.
+	// Metadata by construct path, for a Stack built by hand. Load leaves it nil: the metadata of
+	// a loaded stack (the manifest's and additionalMetadataFile's, merged) is decoded on first
+	// use, by MetadataEntries and the methods that read it, since most commands read little of it.
 	Metadata map[string][]MetadataEntry
+
+	metaInline json.RawMessage // the manifest's metadata of the stack, undecoded
+	metaFile   string          // root-relative path of additionalMetadataFile, checked at load
+	metaOnce   sync.Once
+	meta       map[string][]MetadataEntry
+	metaErr    error
 
 	assembly     *Assembly
 	templateOnce sync.Once
@@ -299,8 +308,13 @@ type Message struct {
 // Messages returns the stack's synth-time annotations, sorted by path.
 func (s *Stack) Messages() []Message {
 	var out []Message
-	for _, p := range slices.Sorted(maps.Keys(s.Metadata)) {
-		for _, e := range s.Metadata[p] {
+	md, err := s.MetadataEntries()
+	if err != nil {
+		// Unreadable metadata may hide error annotations: an error, so the stack is incomplete.
+		out = append(out, Message{Level: "error", Path: "/", Text: err.Error()})
+	}
+	for _, p := range slices.Sorted(maps.Keys(md)) {
+		for _, e := range md[p] {
 			level := ""
 			switch e.Type {
 			case MetadataInfo:
@@ -352,7 +366,8 @@ func (root *Assembly) Incomplete(s *Stack) []string {
 // LogicalIDs maps construct paths to the logical ids of the template resources they produced.
 func (s *Stack) LogicalIDs() map[string]string {
 	out := map[string]string{}
-	for p, entries := range s.Metadata {
+	md, _ := s.MetadataEntries()
+	for p, entries := range md {
 		for _, e := range entries {
 			var id string
 			if e.Type == MetadataLogicalID && json.Unmarshal(e.Data, &id) == nil {

@@ -6,16 +6,21 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 //go:generate ./schema/update.sh
 
-// The schemas are the ones the CDK CLI validates with, vendored by schema/update.sh.
+// The schemas are the ones the CDK CLI validates with, vendored by schema/update.sh, and
+// embedded without their annotations (descriptions are four fifths of their bytes, and every
+// process that reads an assembly parses them): TestCompactSchemasAreCurrent keeps the two in step.
 //
-//go:embed schema/cloud-assembly.schema.json schema/assets.schema.json schema/version.json schema/SOURCE
+//go:embed schema/cloud-assembly.compact.json schema/assets.compact.json schema/version.json schema/SOURCE
 var schemaFiles embed.FS
+
+// compactName is the embedded form of a vendored schema file.
+func compactName(name string) string {
+	return strings.TrimSuffix(name, ".schema.json") + ".compact.json"
+}
 
 const (
 	// maxReportedIssues keeps a badly broken manifest from burying the user in messages.
@@ -40,24 +45,22 @@ type schemas struct {
 	properties map[string]*validator
 }
 
-// loadSchemas readies the validators, on the first assembly read: commands that read none
-// (version, a template diff) never pay for it.
+// loadSchemas compiles the embedded schemas once per process, on the first assembly read:
+// commands that read none (version, a template diff) never pay for it.
 var loadSchemas = sync.OnceValues(func() (*schemas, error) {
 	info, err := loadSchemaInfo()
 	if err != nil {
 		return nil, err
 	}
-	docs := map[string]*jsonschema.Schema{}
+	docs := map[string]*schemaDoc{}
 	for _, name := range []string{"cloud-assembly.schema.json", "assets.schema.json"} {
-		raw, err := schemaFiles.ReadFile("schema/" + name)
+		raw, err := schemaFiles.ReadFile("schema/" + compactName(name))
 		if err != nil {
 			return nil, err
 		}
-		doc := new(jsonschema.Schema)
-		if err := json.Unmarshal(raw, doc); err != nil {
+		if docs[name], err = compileSchema(raw); err != nil {
 			return nil, fmt.Errorf("embedded %s: %w", name, err)
 		}
-		docs[name] = doc
 	}
 	s := &schemas{SchemaInfo: info, properties: map[string]*validator{}}
 	if s.manifest, err = newValidator(docs["cloud-assembly.schema.json"], ""); err != nil {

@@ -5,12 +5,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Every failure is reported at the value that fails, all of them, in pointer order, whatever
-// order the validator library visits them in.
+// order the maps are walked in.
 func TestValidatorNamesEveryFailureWhereItIs(t *testing.T) {
 	t.Parallel()
 	sch, err := loadSchemas()
@@ -47,7 +45,7 @@ func TestValidatorNamesEveryFailureWhereItIs(t *testing.T) {
 	}
 }
 
-// The library quotes the value it rejects; a hostile manifest must not make the message huge.
+// A message quotes the value it rejects; a hostile manifest must not make the message huge.
 func TestValidatorMessagesAreBounded(t *testing.T) {
 	t.Parallel()
 	sch, err := loadSchemas()
@@ -59,28 +57,59 @@ func TestValidatorMessagesAreBounded(t *testing.T) {
 	if len(got) != 1 || len(got[0].Message) > maxMessage+10 {
 		t.Errorf("issues: %d, first message %d bytes", len(got), len(got[0].Message))
 	}
-	// The library's own words for the keywords the messages rewrite, from a schema of its own.
-	var own jsonschema.Schema
-	if err := json.Unmarshal([]byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-		"properties": {"n": {"type": "string"}, "r": {}}, "required": ["r"], "additionalProperties": false}`), &own); err != nil {
+	// The messages of each keyword, from a schema of its own.
+	doc, err := compileSchema([]byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+		"properties": {"n": {"type": "string"}, "r": {}, "e": {"enum": ["a", 1]}, "o": {"oneOf": [{"type": "string"}, {"const": "x"}]},
+		"f": {"type": "number"}, "no": {"not": {"type": "string"}}, "p": {"patternProperties": {"^x": {"type": "boolean"}}}},
+		"required": ["r"], "additionalProperties": false}`))
+	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := newValidator(&own, "")
+	v, err := newValidator(doc, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for value, want := range map[string]string{
-		`{"r": 1, "extra one": 2}`: "property 'extra one' not allowed here",
-		`{"n": "s"}`:               "missing property 'r'",
-		`{"r": 1, "n": [1]}`:       "got array, want string",
+		`{"r": 1, "extra one": 2}`:   "property 'extra one' not allowed here",
+		`{"n": "s"}`:                 "missing property 'r'",
+		`{"r": 1, "n": [1]}`:         "got array, want string",
+		`{"r": 1, "e": "b"}`:         `got "b", want one of "a", 1`,
+		`{"r": 1, "o": "x"}`:         "matches more than one of the shapes the schema allows here",
+		`{"r": 1, "o": 3}`:           "matches none of the shapes the schema allows here",
+		`{"r": 1, "f": "1"}`:         "got string, want number",
+		`{"r": 1, "no": "s"}`:        "matches a shape the schema forbids here",
+		`{"r": 1, "p": {"xa": "s"}}`: "got string, want boolean",
 	} {
-		var doc any
-		_ = json.Unmarshal([]byte(value), &doc)
-		if got := v.Validate(doc); len(got) != 1 || got[0].Message != want {
+		d := json.NewDecoder(strings.NewReader(value))
+		d.UseNumber()
+		var val any
+		if err := d.Decode(&val); err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Validate(val); len(got) != 1 || got[0].Message != want {
 			t.Errorf("%s: %q, want %q", value, got, want)
 		}
 	}
-	if p := plural("property", "properties", `"a b" "c\"d"`); p != `properties 'a b', 'c"d'` {
-		t.Errorf("plural: %s", p)
+	for _, value := range []any{map[string]any{"r": 1.0, "e": json.Number("1.0"), "f": json.Number("2.5")},
+		map[string]any{"r": nil, "p": map[string]any{"y": "anything", "xb": true}}} {
+		if got := v.Validate(value); got != nil {
+			t.Errorf("%v: %q", value, got)
+		}
+	}
+}
+
+// A keyword the validator does not implement would be ignored silently by a lenient compiler:
+// an update of the embedded schema that brings one must fail here, not check half of a manifest.
+func TestSchemaCompilerRefusesWhatItCannotCheck(t *testing.T) {
+	t.Parallel()
+	for _, schema := range []string{
+		`{"type": "object", "minProperties": 1}`,
+		`{"properties": {"a": {"$ref": "#/definitions/Nope"}}}`,
+		`{"$ref": "other.json#/definitions/X"}`,
+		`{"properties": {"a": 3}}`,
+	} {
+		if _, err := compileSchema([]byte(schema)); err == nil {
+			t.Errorf("%s compiled", schema)
+		}
 	}
 }

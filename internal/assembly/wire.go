@@ -17,13 +17,13 @@ type manifestJSON struct {
 }
 
 type artifactJSON struct {
-	Type                   string                     `json:"type"`
-	Environment            string                     `json:"environment"`
-	Metadata               map[string][]MetadataEntry `json:"metadata"`
-	AdditionalMetadataFile string                     `json:"additionalMetadataFile"`
-	Dependencies           []string                   `json:"dependencies"`
-	Properties             json.RawMessage            `json:"properties"`
-	DisplayName            string                     `json:"displayName"`
+	Type                   string          `json:"type"`
+	Environment            string          `json:"environment"`
+	Metadata               json.RawMessage `json:"metadata"` // decoded on first use (Stack.MetadataEntries)
+	AdditionalMetadataFile string          `json:"additionalMetadataFile"`
+	Dependencies           []string        `json:"dependencies"`
+	Properties             json.RawMessage `json:"properties"`
+	DisplayName            string          `json:"displayName"`
 }
 
 type stackPropertiesJSON struct {
@@ -55,18 +55,6 @@ type fileArtifactPropertiesJSON struct {
 type nestedAssemblyPropertiesJSON struct {
 	DirectoryName string `json:"directoryName"`
 	DisplayName   string `json:"displayName"`
-}
-
-type featureFlagReportJSON struct {
-	Module string                     `json:"module"`
-	Flags  map[string]json.RawMessage `json:"flags"`
-}
-
-type featureFlagJSON struct {
-	RecommendedValue        any    `json:"recommendedValue"`
-	UserValue               any    `json:"userValue"`
-	Explanation             string `json:"explanation"`
-	UnconfiguredBehavesLike any    `json:"unconfiguredBehavesLike"`
 }
 
 type assetManifestJSON struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"sort"
 	"strings"
@@ -220,4 +221,37 @@ func TestHostileYAML(t *testing.T) {
 	if err != nil || JSON(v) != `{"Resources":{"A":{"Type":"AWS::SNS::Topic"},"B":{"Type":"AWS::SNS::Topic"}}}` {
 		t.Errorf("%v %v", JSON(v), err)
 	}
+}
+
+// FuzzDecodeJSON: DecodeJSON gives what encoding/json gives (UseNumber) for every input
+// encoding/json takes, except that it refuses a repeated key, and it refuses what encoding/json
+// refuses.
+func FuzzDecodeJSON(f *testing.F) {
+	for _, seed := range []string{`{"a": [1, 2.5e3, "x\u00e9", true, null, {}]}`, `{"a": 1, "a": 2}`, `[{"k": {"k": 1}}]`,
+		`"\ud800"`, `{"a": 1} x`, `{"a":`, "\xff", `-0.0E+1`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := DecodeJSON([]byte(in))
+		dec := json.NewDecoder(strings.NewReader(in))
+		dec.UseNumber()
+		var want any
+		werr := dec.Decode(&want)
+		if werr == nil {
+			if _, terr := dec.Token(); terr != io.EOF {
+				werr = errors.New("trailing data")
+			}
+		}
+		var se *SyntaxError
+		switch {
+		case err != nil && !errors.As(err, &se):
+			t.Fatalf("%q: untyped error %T", in, err)
+		case werr != nil && err == nil:
+			t.Fatalf("%q: accepted what encoding/json refuses (%v)", in, werr)
+		case werr == nil && err != nil && se.RepeatedKey == "":
+			t.Fatalf("%q: refused what encoding/json takes: %v", in, err)
+		case err == nil && !reflect.DeepEqual(got, want):
+			t.Fatalf("%q: got %#v, want %#v", in, got, want)
+		}
+	})
 }

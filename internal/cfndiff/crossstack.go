@@ -105,21 +105,6 @@ func nestedOutputChanges(nested []*StackDiff) map[string]string {
 	return out
 }
 
-// importers maps export names to the stacks (qualified ids) whose templates import them.
-func importers(templates map[string]*cfn.Object) map[string][]string {
-	out := map[string][]string{}
-	for _, id := range slices.Sorted(maps.Keys(templates)) {
-		for _, section := range []string{"Resources", "Outputs"} {
-			for _, name := range cfn.ImportNames(get(templates[id], section)) {
-				if !slices.Contains(out[name], id) {
-					out[name] = append(out[name], id)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // exportsInUse lists a stack's changed exports that deployed stacks (other than itself) import.
 func exportsInUse(self string, changed map[string]string, deployed map[string][]string) []ExportInUse {
 	var out []ExportInUse

@@ -1,6 +1,7 @@
 package cfndiff
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,25 +43,34 @@ func stackByID(stacks []*StackDiff, id string) *StackDiff {
 // Replacement crosses stack boundaries through exports: Data's topic, renamed, is replaced; its
 // exported ARN changes; Svc1 and Svc2, which import it, change too (their parameters resolve
 // anew), and since they import it as deployed, CloudFormation would refuse: export in use.
-// On real assemblies from a modern and a legacy framework version.
+// On real assemblies from a modern and a legacy framework version, with the templates kept and
+// released stack by stack (what cdkbot diff does): the pass across stacks sees the same.
 func TestBlastRadiusThroughExports(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ fixture, data, svc1, svc2, web string }{
-		{"aws-cdk-lib@2.276.0/deploy-graph", "Data", "Svc1", "Svc2", "Web"},
-		{"aws-cdk-core@1.204.0/deploy-graph", "graph-data", "graph-svc1", "graph-svc2", "graph-web"},
+	for _, c := range []struct {
+		fixture, data, svc1, svc2, web string
+		release                        bool
+	}{
+		{"aws-cdk-lib@2.276.0/deploy-graph", "Data", "Svc1", "Svc2", "Web", false},
+		{"aws-cdk-core@1.204.0/deploy-graph", "graph-data", "graph-svc1", "graph-svc2", "graph-web", false},
+		{"aws-cdk-lib@2.276.0/deploy-graph", "Data", "Svc1", "Svc2", "Web", true},
+		{"aws-cdk-core@1.204.0/deploy-graph", "graph-data", "graph-svc1", "graph-svc2", "graph-web", true},
 	} {
-		t.Run(c.fixture, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/release=%v", c.fixture, c.release), func(t *testing.T) {
 			t.Parallel()
 			base, err := assembly.Load(os.DirFS(filepath.Join("../../compat-fixtures", c.fixture)), c.fixture)
 			if err != nil {
 				t.Fatal(err)
 			}
 			head := edited(t, c.fixture, c.data+".template.json", `"TopicName": "graph-data"`, `"TopicName": "graph-data-v2"`)
-			stacks, err := DiffAssemblies(base, head, nil, Options{})
+			stacks, err := DiffAssemblies(base, head, nil, Options{ReleaseTemplates: c.release})
 			if err != nil {
 				t.Fatal(err)
 			}
 			data := stackByID(stacks, c.data)
+			if released := data.OldTemplate() == nil; released != c.release {
+				t.Errorf("old template released: %v", released)
+			}
 			if len(data.ExportsInUse) != 1 || strings.Join(data.ExportsInUse[0].Importers, ",") != c.svc1+","+c.svc2 ||
 				data.ExportsInUse[0].Why != "Topic is replaced" {
 				t.Fatalf("exports in use: %+v", data.ExportsInUse)

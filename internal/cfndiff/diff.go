@@ -27,6 +27,10 @@ type Options struct {
 	// ChangedParameters are a nested stack's parameters whose value the parent changes, by name:
 	// resources that Ref them change as if edited.
 	ChangedParameters map[string]string
+	// ReleaseTemplates lets DiffAssemblies drop each stack's parsed templates once its diff and
+	// what the pass across stacks needs of them are taken: memory is bounded by the largest
+	// stack, not the assembly. StackDiff.OldTemplate is then nil.
+	ReleaseTemplates bool
 }
 
 // TemplateDiff is every difference between two templates.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,6 +49,37 @@ type StackDiff struct {
 	ExportsInUse []ExportInUse
 
 	oldT, newT *cfn.Object // the templates compared, for the cross-stack pass
+	facts      stackFacts  // what the cross-stack pass needs once the templates are released
+}
+
+// stackFacts are what the pass across stacks reads of a stack's templates, taken right after its
+// diff, so that Options.ReleaseTemplates can let the templates go stack by stack.
+type stackFacts struct {
+	hasOld, hasNew bool
+	changed        map[string]string // exports the change alters or removes, with why
+	newImports     []string          // exports the new template's resources import
+	oldImports     []string          // exports the old template imports (resources and outputs)
+}
+
+func factsOf(sd *StackDiff) stackFacts {
+	f := stackFacts{hasOld: sd.oldT != nil, hasNew: sd.newT != nil, changed: changedExports(sd.Diff, sd.oldT, sd.newT)}
+	if sd.newT != nil {
+		f.newImports = cfn.ImportNames(get(sd.newT, "Resources"))
+	}
+	if sd.oldT != nil {
+		for _, section := range []string{"Resources", "Outputs"} {
+			f.oldImports = append(f.oldImports, cfn.ImportNames(get(sd.oldT, section))...)
+		}
+	}
+	return f
+}
+
+// release drops the parsed templates of the stack and its nested stacks.
+func (s *StackDiff) release() {
+	s.oldT, s.newT = nil, nil
+	for _, n := range s.Nested {
+		n.release()
+	}
 }
 
 // OldTemplate is the template the diff compared against (the base's, as reviewed: with the
@@ -150,9 +182,20 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 	out := make([]*StackDiff, len(pairs))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
+	diffPair := func(p pair, opts Options) (*StackDiff, error) {
+		sd, err := diffStackPair(old, p.old, new, p.new, opts)
+		if err != nil {
+			return nil, err
+		}
+		sd.facts = factsOf(sd)
+		if opts.ReleaseTemplates {
+			sd.release()
+		}
+		return sd, nil
+	}
 	for i, p := range pairs {
 		g.Go(func() error {
-			sd, err := diffStackPair(old, p.old, new, p.new, opts)
+			sd, err := diffPair(p, opts)
 			out[i] = sd
 			return err
 		})
@@ -168,7 +211,7 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 	collect := func() bool {
 		grew := false
 		for _, sd := range out {
-			for name, why := range changedExports(sd.Diff, sd.oldT, sd.newT) {
+			for name, why := range sd.facts.changed {
 				if changed[sd.Environment] == nil {
 					changed[sd.Environment] = map[string]string{}
 				}
@@ -183,43 +226,48 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 		for i, p := range pairs {
 			o := opts
 			o.ChangedExports = changed[out[i].Environment]
-			if p.new == nil || out[i].newT == nil || !importsAny(out[i].newT, o.ChangedExports) {
+			if p.new == nil || !out[i].facts.hasNew || !importsAny(out[i].facts.newImports, o.ChangedExports) {
 				continue
 			}
-			sd, err := diffStackPair(old, p.old, new, p.new, o)
+			sd, err := diffPair(p, o)
 			if err != nil {
 				return nil, err
 			}
 			out[i] = sd
 		}
 	}
-	deployed := map[string]map[string]*cfn.Object{} // environment → stack → template as deployed
+	// environment → export name → importing stacks, as deployed (by stack id, each once)
+	users := map[string]map[string][]string{}
 	for _, sd := range out {
-		if sd.oldT != nil {
-			if deployed[sd.Environment] == nil {
-				deployed[sd.Environment] = map[string]*cfn.Object{}
-			}
-			deployed[sd.Environment][sd.ID] = sd.oldT
-		}
-	}
-	users := map[string]map[string][]string{} // environment → export name → importing stacks, as deployed
-	for _, sd := range out {
-		changed := changedExports(sd.Diff, sd.oldT, sd.newT)
-		if len(changed) == 0 {
+		if !sd.facts.hasOld {
 			continue
 		}
 		if users[sd.Environment] == nil {
-			users[sd.Environment] = importers(deployed[sd.Environment])
+			users[sd.Environment] = map[string][]string{}
 		}
-		sd.ExportsInUse = exportsInUse(sd.ID, changed, users[sd.Environment])
+		for _, name := range sd.facts.oldImports {
+			if !slices.Contains(users[sd.Environment][name], sd.ID) {
+				users[sd.Environment][name] = append(users[sd.Environment][name], sd.ID)
+			}
+		}
+	}
+	for _, byName := range users {
+		for _, ids := range byName {
+			slices.Sort(ids)
+		}
+	}
+	for _, sd := range out {
+		if len(sd.facts.changed) > 0 {
+			sd.ExportsInUse = exportsInUse(sd.ID, sd.facts.changed, users[sd.Environment])
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 
-// importsAny is true when the template imports one of the named exports.
-func importsAny(t *cfn.Object, names map[string]string) bool {
-	for _, n := range cfn.ImportNames(get(t, "Resources")) {
+// importsAny is true when one of the imports is among the named exports.
+func importsAny(imports []string, names map[string]string) bool {
+	for _, n := range imports {
 		if _, ok := names[n]; ok {
 			return true
 		}

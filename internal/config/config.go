@@ -19,6 +19,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -49,6 +50,8 @@ type File struct {
 	Deploy Deploy
 	// Apps are the repository's CDK apps and their environments (cdkbot apps).
 	Apps Apps
+	// Synth are the synthesis settings.
+	Synth Synth
 }
 
 // Stabilizing reports whether aspect passes repeat until the tree stops changing (the default).
@@ -91,12 +94,25 @@ type Deploy struct {
 	RequireApproval string `yaml:"require-approval"`
 }
 
+// Synth is the synth section: what a review's synthesis of the app leaves out.
+type Synth struct {
+	// Exclude are patterns (cdk.json watch.exclude style: "*.md", "/docs/", "**/*.test.ts") of
+	// files of the app's directory its synthesis does not read: they are not checked out and not
+	// part of the synthesis cache key, so a commit that only changes them reuses the assembly.
+	// nil leaves cdkbot's defaults; an empty list leaves out nothing.
+	Exclude []string `yaml:"exclude"`
+}
+
+// MaxExcludes bounds synth.exclude.
+const MaxExcludes = 200
+
 // The keys of each mapping, in the order messages list them.
 var (
-	fileKeys        = []string{"aspects", "stabilization", "suppress", "deploy", "apps"}
+	fileKeys        = []string{"aspects", "stabilization", "suppress", "deploy", "apps", "synth"}
 	aspectKeys      = []string{"use", "with", "priority", "severity", "scope"}
 	suppressionKeys = []string{"rule", "path", "reason"}
 	deployKeys      = []string{"waves", "concurrency", "require-approval"}
+	synthKeys       = []string{"exclude"}
 )
 
 // document and aspectYAML are what yaml decodes into; Parse turns them into a File.
@@ -106,6 +122,7 @@ type document struct {
 	Suppress      []Suppression `yaml:"suppress"`
 	Deploy        yaml.Node     `yaml:"deploy"`
 	Apps          yaml.Node     `yaml:"apps"`
+	Synth         yaml.Node     `yaml:"synth"`
 }
 
 type aspectYAML struct {
@@ -198,7 +215,46 @@ func Parse(file string, data []byte) (*File, error) {
 	if f.Apps, err = parseApps(file, &doc.Apps); err != nil {
 		return nil, err
 	}
+	if f.Synth, err = parseSynth(file, &doc.Synth); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// parseSynth reads the synth section; a zero node means there is none.
+func parseSynth(file string, n *yaml.Node) (Synth, error) {
+	var s Synth
+	if n == nil || n.Kind == 0 {
+		return s, nil
+	}
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		return s, fmt.Errorf("%s: line %d: synth must be a mapping with %s", file, n.Line, strings.Join(synthKeys, ", "))
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; !contains(synthKeys, k.Value) {
+			return s, fmt.Errorf("%s: line %d: synth.%s is not a setting (allowed: %s)",
+				file, k.Line, k.Value, strings.Join(synthKeys, ", "))
+		}
+		if v := resolve(n.Content[i+1]); v.Kind != yaml.SequenceNode {
+			return s, fmt.Errorf("%s: line %d: synth.exclude must be a list of patterns", file, v.Line)
+		}
+	}
+	if err := n.Decode(&s); err != nil {
+		return s, fmt.Errorf("%s: synth: %s", file, yamlMessage(err))
+	}
+	if s.Exclude != nil && len(s.Exclude) == 0 {
+		s.Exclude = []string{} // given empty: nothing is excluded (not the defaults)
+	}
+	if len(s.Exclude) > MaxExcludes {
+		return s, fmt.Errorf("%s: synth.exclude has %d patterns; at most %d", file, len(s.Exclude), MaxExcludes)
+	}
+	for _, p := range s.Exclude {
+		if strings.TrimFunc(p, func(r rune) bool { return r == '/' || unicode.IsSpace(r) }) == "" {
+			return s, fmt.Errorf("%s: synth.exclude: %q is not a pattern (give one such as *.md or /docs/)", file, p)
+		}
+	}
+	return s, nil
 }
 
 // parseDeploy reads a deploy section held as a yaml node, as Parse does for the file's deploy

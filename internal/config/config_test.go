@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -103,7 +104,7 @@ func TestParseErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ yml, want string }{
 		"syntax":              {"aspects:\n  - use: tags\n   with: x\n", ".cdkbot.yml: line 1: did not find expected '-' indicator"},
 		"not a mapping":       {"- use: tags\n", ".cdkbot.yml: line 1: the configuration must be a mapping with aspects, stabilization, suppress, deploy"},
-		"unknown top key":     {"aspect:\n  - use: tags\n", `.cdkbot.yml: line 1: unknown key "aspect" (allowed here: aspects, stabilization, suppress, deploy, apps)`},
+		"unknown top key":     {"aspect:\n  - use: tags\n", `.cdkbot.yml: line 1: unknown key "aspect" (allowed here: aspects, stabilization, suppress, deploy, apps, synth)`},
 		"unknown aspect key":  {"aspects:\n  - use: tags\n    colour: red\n", `.cdkbot.yml: line 3: unknown key "colour" (allowed here: use, with, priority, severity, scope)`},
 		"unknown suppr. key":  {"suppress:\n  - rule: tags\n    reason: x\n    why: y\n", `.cdkbot.yml: line 4: unknown key "why" (allowed here: rule, path, reason)`},
 		"negative priority":   {"aspects:\n  - use: tags\n    priority: -5\n", ".cdkbot.yml: line 2: aspects[0]: priority -5 is negative; use a non-negative integer (200 mutating, 600 default, 1000 read-only)"},
@@ -188,4 +189,26 @@ func ExampleParse() {
 	// Output:
 	// require-tags on line 2 - concurrency 2
 	// .cdkbot.yml: line 3: unknown key "colour" (allowed here: use, with, priority, severity, scope)
+}
+
+// synth.exclude left out keeps cdkbot's defaults (nil); given empty, it excludes nothing.
+func TestSynthExcludeGivenOrNot(t *testing.T) {
+	t.Parallel()
+	for yml, want := range map[string][]string{
+		"":                                  nil,
+		"synth: {}\n":                       nil,
+		"synth:\n  exclude: []\n":           {},
+		"synth:\n  exclude: ['*.md', x/]\n": {"*.md", "x/"},
+	} {
+		f, err := Parse(".cdkbot.yml", []byte(yml))
+		if err != nil {
+			t.Fatalf("%q: %v", yml, err)
+		}
+		if got := f.Synth.Exclude; (got == nil) != (want == nil) || !slices.Equal(got, want) {
+			t.Errorf("%q: %#v, want %#v", yml, got, want)
+		}
+	}
+	if _, err := Parse(".cdkbot.yml", []byte("synth:\n  exclude: docs\n")); err == nil || !strings.Contains(err.Error(), "line 2: synth.exclude must be a list") {
+		t.Errorf("a word for a list: %v", err)
+	}
 }

@@ -82,6 +82,12 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		"deploy null":        {"deploy:\n", false},
 		"stabilization word": {"stabilization: maybe\n", false},
 		"a list":             {"- use: tags\n", false},
+		"synth exclude":      {"synth:\n  exclude: ['*.md', /docs/, '**/*.test.ts']\n", true},
+		"synth nothing":      {"synth:\n  exclude: []\n", true},
+		"synth unknown key":  {"synth:\n  include: [src]\n", false},
+		"synth exclude word": {"synth:\n  exclude: docs\n", false},
+		"synth blank":        {"synth:\n  exclude: ['/ ']\n", false},
+		"synth a list":       {"synth: [exclude]\n", false},
 	} {
 		_, parseErr := Parse(".cdkbot.yml", []byte(tc.yml))
 		schemaErr := sch.Validate(instance(t, tc.yml))
@@ -99,7 +105,8 @@ func TestSchemaKeysAndDescriptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defs := s["definitions"].(map[string]any)
-	for where, want := range map[string][]string{"top level": fileKeys, "aspect": aspectKeys, "suppression": suppressionKeys, "deploy": deployKeys} {
+	for where, want := range map[string][]string{"top level": fileKeys, "aspect": aspectKeys, "suppression": suppressionKeys, "deploy": deployKeys,
+		"synth": synthKeys} {
 		node := s
 		if where != "top level" {
 			node = defs[where].(map[string]any)

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,12 +9,14 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
 	"github.com/cdkbot/cdkbot/internal/cfn"
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
 	"github.com/cdkbot/cdkbot/internal/failure"
 	"github.com/cdkbot/cdkbot/internal/render"
+	"github.com/cdkbot/cdkbot/internal/resourcespec"
 )
 
 // Diff compares two CloudFormation templates (.json or .yaml files) or two cloud assemblies
@@ -35,15 +38,21 @@ func Diff(oldPath, newPath string, stacks []string) (*render.DiffReport, error) 
 	var report render.DiffReport
 	switch {
 	case oldDir && newDir:
-		oldA, err := LoadAssembly(oldPath)
-		if err != nil {
+		// The two assemblies are independent: read them side by side, while the resource
+		// specification the diff needs is indexed.
+		go resourcespec.Default()
+		var oldA, newA *assembly.Assembly
+		var oldErr, newErr error
+		var wg sync.WaitGroup
+		wg.Go(func() { oldA, oldErr = LoadAssembly(oldPath) })
+		newA, newErr = LoadAssembly(newPath)
+		wg.Wait()
+		if err := cmp.Or(oldErr, newErr); err != nil { // the old side's problem first, as before
 			return nil, err
 		}
-		newA, err := LoadAssembly(newPath)
-		if err != nil {
-			return nil, err
-		}
-		report.Stacks, err = cfndiff.DiffAssemblies(oldA, newA, StackFilter(stacks), cfndiff.Options{})
+		// Each stack's templates are let go once it is diffed: memory follows the largest stack.
+		report.Stacks, err = cfndiff.DiffAssemblies(oldA, newA, StackFilter(stacks),
+			cfndiff.Options{ReleaseTemplates: true})
 		if err != nil {
 			return nil, failure.InputErr(err)
 		}

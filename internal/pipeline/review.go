@@ -341,9 +341,8 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 	}
 	for _, job := range slices.Clone(jobs) {
 		var synthErr *synth.Error
-		if job.appRel != "" && errors.As(job.err, &synthErr) {
-			job.err = fmt.Errorf("%w\n(only %s are checked out for synthesis: if the app reads other files of the repository, "+
-				"name them with --synth-inputs, the action's synth-inputs)", job.err, describeInputs(job.appRel, opts.SynthInputs))
+		if errors.As(job.err, &synthErr) {
+			job.err = fmt.Errorf("%w\n(%s)", job.err, readsElsewhereHint(job.appRel, opts.SynthInputs))
 		}
 		if job.also != nil {
 			job.also.out, job.also.err = job.out, job.err

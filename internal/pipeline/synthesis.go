@@ -97,7 +97,7 @@ func prepareSynth(repo *gitrepo.Repo, sha, dir, tmp, name string, opts ReviewOpt
 	inputs := synthInputs(appRel, opts.SynthInputs)
 	h := sha256.New()
 	fmt.Fprintf(h, "cdkbot synth v1\x00%s\x00%s\x00%s\x00", opts.InstallCommand, opts.SynthCommand, appRel)
-	ids, err := repo.ObjectIDs(sha, inputs)
+	ids, err := synthInputIDs(repo, sha, inputs, appRel)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (j *synthJob) checkout(repo *gitrepo.Repo) error {
 	if err := os.Mkdir(j.src, 0o700); err != nil {
 		return err
 	}
-	if err := repo.MaterializePaths(j.sha, j.inputs, j.src); err != nil {
+	if err := materializeInputs(repo, j); err != nil {
 		return err
 	}
 	if _, err := os.Stat(j.appDir); err != nil {

@@ -3,8 +3,9 @@
 // templates on both sides.
 //
 //	go run ./scripts/benchdiff -out DIR   writes DIR/{pair500,pair10000,small}-{old,new}.json and
-//	                                      DIR/assembly-{old,new} (100 stacks × 500 resources),
-//	                                      then prints in-process timings as JSON
+//	                                      DIR/scale-N-{old,new} (assemblies of N stacks × 200
+//	                                      resources, N in -stacks), then prints in-process
+//	                                      timings as JSON
 package main
 
 import (
@@ -14,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cdkbot/cdkbot/internal/cfn"
@@ -24,6 +27,7 @@ import (
 
 func main() {
 	out := flag.String("out", "", "directory to write the inputs to")
+	stacks := flag.String("stacks", "1,10,100,1000", "stack counts of the generated assembly pairs")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: benchdiff -out DIR")
@@ -41,17 +45,29 @@ func main() {
 		must(os.WriteFile(filepath.Join(*out, name+"-new.json"), new, 0o644))
 		timings[name+"_ms"] = inProcess(old, new)
 	}
+	for _, f := range strings.Split(*stacks, ",") {
+		n, err := strconv.Atoi(f)
+		must(err)
+		writeAssemblies(filepath.Join(*out, fmt.Sprintf("scale-%d", n)), n, 200)
+	}
+	enc := json.NewEncoder(os.Stdout)
+	must(enc.Encode(timings))
+}
+
+// writeAssemblies writes PREFIX-old and PREFIX-new, two assemblies of n stacks of the given
+// number of resources each, as a modern app writes them (one template per stack).
+func writeAssemblies(prefix string, n, resources int) {
+	old, new := templategen.Pair(resources)
 	for i, side := range []string{"old", "new"} {
-		dir := filepath.Join(*out, "assembly-"+side)
+		dir := prefix + "-" + side
 		must(os.MkdirAll(dir, 0o755))
 		arts := map[string]any{}
-		for s := range 100 {
-			old, new := templategen.Pair(500)
+		for s := range n {
 			t := old
 			if i == 1 {
 				t = new
 			}
-			id := fmt.Sprintf("Stack%03d", s)
+			id := fmt.Sprintf("Stack%04d", s)
 			must(os.WriteFile(filepath.Join(dir, id+".template.json"), t, 0o644))
 			arts[id] = map[string]any{"type": "aws:cloudformation:stack", "environment": "aws://123456789012/us-east-1",
 				"properties": map[string]any{"templateFile": id + ".template.json"}}
@@ -59,8 +75,6 @@ func main() {
 		m, _ := json.Marshal(map[string]any{"version": "55.0.0", "artifacts": arts})
 		must(os.WriteFile(filepath.Join(dir, "manifest.json"), m, 0o644))
 	}
-	enc := json.NewEncoder(os.Stdout)
-	must(enc.Encode(timings))
 }
 
 // inProcess returns the median time of cdkbot's diff of parsed templates, in milliseconds,

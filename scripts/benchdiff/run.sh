@@ -1,92 +1,116 @@
 #!/usr/bin/env bash
-# Side-by-side speed and memory of cdkbot's diff and the reference @aws-cdk/cloudformation-diff
-# (pinned 2.187.5 with @aws-cdk/aws-service-spec 0.1.216), in one run, on the same inputs:
-#   1. in-process diff of a 500-resource pair (spec loaded)          goal: cdkbot ≥ 50× faster
-#   2. whole processes, 7 runs each (min / median / max, wall and peak RSS), cdkbot built as the
-#      release builds it (CGO_ENABLED=0, -trimpath, -ldflags "-s -w"):
-#      - a real pair with property changes (pipeline, aws-cdk-lib 2.0.0 → 2.276.0): the reference
-#        loads its resource specification, as on the issue's pair     goal: ≥ 50× faster, ≥ 10× less memory
-#      - a small generated pair                                       same goals
-#      - the largest real pair of compat-fixtures (large-template, @aws-cdk/core 1.204.0 → aws-cdk-lib
-#        2.276.0): no property update, so the reference never loads its specification and what is
-#        left is node's own start-up (~110 ms); shown for the record, no goal applies
-#      - `cdkbot version` alone (start-up)                            goal: ≤ 5 ms
-#   3. cdkbot on a 100-stack assembly pair vs the reference on ONE of its stacks (fresh process)
-#   4. growth: 500 → 10,000 resources (linear means ~20×)
-# Usage: scripts/benchdiff/run.sh   (needs node and the npm registry; prints a table of ratios)
+# Side by side, in one run, on the same inputs: cdkbot's diff and the reference
+# (@aws-cdk/cloudformation-diff 2.187.5, the newest served here, with @aws-cdk/aws-service-spec
+# 0.1.216: fullDiff + formatDifferences in node, scripts/benchdiff/assembly.js), as users diff:
+# whole processes on whole cloud assemblies. cdkbot is built as releases are (CGO_ENABLED=0,
+# -trimpath, -ldflags "-s -w").
+#   1. real assembly pairs: every app of compat-fixtures between consecutive framework versions
+#      (aws-cdk-core 1.20.0 → … → aws-cdk-lib 2.276.0, where both have the app): paired run by
+#      run, interleaved (ROUNDS rounds; each round runs both sides back to back, alternating which
+#      goes first); per pair min / median / max of the ratios reference ÷ cdkbot, wall and peak RSS.
+#      Goals: median pair ≥ 50× (wall); the CDK Pipelines app (pipeline) ≥ 25× on each of its pairs.
+#   2. `cdkbot version`, whole process (goal ≤ 5 ms median)
+#   3. growth: assemblies of 1, 10, 100 and 1,000 stacks × 200 resources (every resource replaced
+#      or updated), both sides, wall and peak RSS, and the peak RSS each stack adds
+#      ((peak(N) − peak(1)) ÷ (N − 1)). Goals: at 1,000 stacks ≤ ⅓ of the reference's peak, and a
+#      per-stack cost ≤ 1.1 × the 10-stack run's.
+#   4. with INPROCESS=1, in-process diff of template pairs (500 and 10,000 resources; spec loaded):
+#      the reference's loops take about ten minutes
+# Usage: scripts/benchdiff/run.sh   (ROUNDS=7; SCALE="1 10 100 1000"; REF_NODE_MODULES=DIR reuses
+# an install of the reference; needs node and the npm registry otherwise)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+here="$root/scripts/benchdiff"
+rounds=${ROUNDS:-7}
+scale=${SCALE:-1 10 100 1000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && echo '{"private":true}' >package.json &&
-  npm install --no-audit --no-fund --loglevel=error @aws-cdk/cloudformation-diff@2.187.5 @aws-cdk/aws-service-spec@0.1.216 >/dev/null)
-export NODE_PATH="$tmp/node_modules"
+if [ -n "${REF_NODE_MODULES:-}" ]; then
+  export NODE_PATH="$REF_NODE_MODULES"
+else
+  (cd "$tmp" && echo '{"private":true}' >package.json &&
+    npm install --no-audit --no-fund --loglevel=error @aws-cdk/cloudformation-diff@2.187.5 \
+      @aws-cdk/aws-service-spec@0.1.216 >/dev/null)
+  export NODE_PATH="$tmp/node_modules"
+fi
 (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/cdkbot" ./cmd/cdkbot)
-ours=$(cd "$root" && go run ./scripts/benchdiff -out "$tmp/in")
-real_old="$root/compat-fixtures/aws-cdk-core@1.204.0/large-template/Large.template.json"
-real_new="$root/compat-fixtures/aws-cdk-lib@2.276.0/large-template/Large.template.json"
-spec_old="$root/compat-fixtures/aws-cdk-lib@2.0.0/pipeline/Pipeline.template.json"
-spec_new="$root/compat-fixtures/aws-cdk-lib@2.276.0/pipeline/Pipeline.template.json"
+inproc=$(cd "$root" && go run ./scripts/benchdiff -out "$tmp/in" -stacks "$(echo $scale | tr ' ' ,)")
 
-# measure NAME CMD...: 7 runs; prints NAME and, per run, wall ms and peak RSS KiB (from wait4).
-measure() {
-  python3 - "$@" <<'PY'
-import os, subprocess, sys, time, json
-name, cmd = sys.argv[1], sys.argv[2:]
-runs = []
-for _ in range(7):
-    start = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    runs.append(((time.perf_counter() - start) * 1000, ru.ru_maxrss))
-print(json.dumps({"name": name, "runs": runs}))
+# The real pairs, in framework order (versions.txt).
+python3 - "$root/compat-fixtures" "$tmp/cdkbot" "$here/assembly.js" >"$tmp/real.json" <<'PY'
+import json, os, sys
+fixtures, cdkbot, ref = sys.argv[1:]
+versions = []
+for line in open(os.path.join(fixtures, "versions.txt")):
+    if line.strip() and not line.startswith("#"):
+        pkg, ver = line.split()
+        versions.append(f"{pkg.split('/')[-1]}@{ver}")
+apps = sorted(a[:-3] for a in os.listdir(os.path.join(fixtures, "apps")) if a.endswith(".js") and a != "cdk.js")
+cases = []
+for app in apps:
+    have = [v for v in versions if os.path.isfile(os.path.join(fixtures, v, app, "manifest.json"))]
+    for old, new in zip(have, have[1:]):
+        o, n = os.path.join(fixtures, old, app), os.path.join(fixtures, new, app)
+        cases.append({"name": f"{app} {old} → {new}", "group": app,
+                      "ours": [cdkbot, "diff", o, n, "--format", "json"], "ref": ["node", ref, o, n]})
+cases.append({"name": "version", "group": "version", "ours": [cdkbot, "version"]})
+json.dump(cases, sys.stdout)
 PY
-}
-{
-  measure cdkbot-spec "$tmp/cdkbot" diff "$spec_old" "$spec_new" --format json
-  measure ref-spec node "$root/scripts/benchdiff/one.js" "$spec_old" "$spec_new"
-  measure cdkbot-real "$tmp/cdkbot" diff "$real_old" "$real_new" --format json
-  measure ref-real node "$root/scripts/benchdiff/one.js" "$real_old" "$real_new"
-  measure cdkbot-small "$tmp/cdkbot" diff "$tmp/in/small-old.json" "$tmp/in/small-new.json" --format json
-  measure ref-small node "$root/scripts/benchdiff/one.js" "$tmp/in/small-old.json" "$tmp/in/small-new.json"
-  measure cdkbot-version "$tmp/cdkbot" version
-  measure cdkbot-assembly "$tmp/cdkbot" diff "$tmp/in/assembly-old" "$tmp/in/assembly-new" --format json
-  measure ref-one-stack node "$root/scripts/benchdiff/one.js" "$tmp/in/assembly-old/Stack000.template.json" "$tmp/in/assembly-new/Stack000.template.json"
-} >"$tmp/processes.jsonl"
-# The reference's in-process loops last minutes at full CPU: after the whole-process runs, which
-# want a quiet machine.
-ref=$(node "$root/scripts/benchdiff/reference.js" "$tmp/in")
+python3 "$here/paired.py" "$tmp/real.json" "$rounds" >"$tmp/real-results.json"
 
-python3 - "$ours" "$ref" "$tmp/processes.jsonl" <<'PY'
+python3 - "$tmp" "$here/assembly.js" "$scale" >"$tmp/scale.json" <<'PY'
+import json, sys
+tmp, ref, scale = sys.argv[1], sys.argv[2], sys.argv[3].split()
+json.dump([{"name": n, "group": "scale", "ours": [f"{tmp}/cdkbot", "diff", f"{tmp}/in/scale-{n}-old", f"{tmp}/in/scale-{n}-new",
+            "--format", "json"], "ref": ["node", ref, f"{tmp}/in/scale-{n}-old", f"{tmp}/in/scale-{n}-new"]} for n in scale], sys.stdout)
+PY
+# The growth curve is long (the reference takes minutes at 1,000 stacks): one round.
+python3 "$here/paired.py" "$tmp/scale.json" 1 >"$tmp/scale-results.json"
+ref='{}'
+[ -z "${INPROCESS:-}" ] || ref=$(node "$here/reference.js" "$tmp/in")
+
+python3 - "$tmp/real-results.json" "$tmp/scale-results.json" "$inproc" "$ref" "$rounds" <<'PY'
 import json, statistics, sys
-ours, ref = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-proc = {}
-for line in open(sys.argv[3]):
-    m = json.loads(line)
-    proc[m["name"]] = m["runs"]
-def stats(name, i):  # min / median / max of wall ms (i=0) or peak RSS KiB (i=1)
-    xs = sorted(r[i] for r in proc[name])
-    return xs[0], statistics.median(xs), xs[-1]
-def fmt(name, i):
-    lo, med, hi = stats(name, i)
-    return f"{lo:.1f} / {med:.1f} / {hi:.1f} ms" if i == 0 else f"{lo/1024:.1f} / {med/1024:.1f} / {hi/1024:.1f} MiB"
-print("in-process (median of the Go benchmark loop vs the reference's loop):")
-print(f"  diff, 500 resources       cdkbot {ours['pair500_ms']:.2f} ms   reference {ref['pair500_ms']:.1f} ms   {ref['pair500_ms'] / ours['pair500_ms']:.0f}×  (goal ≥ 50×)")
-print(f"  diff, 10,000 resources    cdkbot {ours['pair10000_ms']:.1f} ms   reference {ref['pair10000_ms']:.0f} ms   {ref['pair10000_ms'] / ours['pair10000_ms']:.0f}×")
-print(f"  growth 500 → 10,000: cdkbot {ours['pair10000_ms']/ours['pair500_ms']:.1f}×, reference {ref['pair10000_ms']/ref['pair500_ms']:.1f}× (20× is linear)")
-print("whole processes, 7 runs each, min / median / max:")
-for label, ours_name, ref_name, goals in [
-        ("real pair with property changes (pipeline v2.0.0 → v2.276.0; the reference loads its spec)", "cdkbot-spec", "ref-spec", True),
-        ("small generated pair", "cdkbot-small", "ref-small", True),
-        ("largest real pair (large-template v1.204 → v2.276; no property update: the reference skips its spec)",
-         "cdkbot-real", "ref-real", False)]:
-    print(f"  {label}")
-    for i, what, goal in [(0, "wall", "≥ 50×"), (1, "peak RSS", "≥ 10×")]:
-        goal = goal if goals else "n/a"
-        r = [stats(ref_name, i)[k] / stats(ours_name, i)[k] for k in range(3)]
-        print(f"    {what:<9} cdkbot {fmt(ours_name, i):<28} reference {fmt(ref_name, i):<30} ratio of medians {r[1]:.1f}×"
-              f" (of minimums {r[0]:.1f}×, of maximums {r[2]:.1f}×)  goal {goal}")
-print(f"  cdkbot version            {fmt('cdkbot-version', 0)}, {fmt('cdkbot-version', 1)}   (goal ≤ 5 ms)")
-a, one = stats("cdkbot-assembly", 0)[1], stats("ref-one-stack", 0)[1]
-print(f"  100-stack assembly (cdkbot) {a:.0f} ms vs ONE stack (reference) {one:.0f} ms: {one / a:.1f}×  (goal > 1×)")
+real, scale = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ours_in, ref_in, rounds = json.loads(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5]
+def ratios(c, i):  # reference ÷ cdkbot, run by run (i: 0 wall, 1 peak RSS)
+    return sorted(r[i] / o[i] for o, r in zip(c["ours"], c["ref"]))
+def mmm(xs, f="{:.1f}"):
+    return " / ".join(f.format(x) for x in (xs[0], statistics.median(xs), xs[-1]))
+print(f"1. real assembly pairs, whole processes, {rounds} paired rounds; min / median / max")
+print(f"   {'pair':<52} {'cdkbot ms':>20} {'reference ms':>22} {'wall ratio':>20} {'RSS ratio':>16}")
+pairs = [c for c in real if c["group"] != "version"]
+for c in pairs:
+    print(f"   {c['name']:<52} {mmm(sorted(o[0] for o in c['ours'])):>20} {mmm(sorted(r[0] for r in c['ref'])):>22}"
+          f" {mmm(ratios(c, 0)):>20} {mmm(ratios(c, 1)):>16}")
+med = sorted(statistics.median(ratios(c, 0)) for c in pairs)
+mem = sorted(statistics.median(ratios(c, 1)) for c in pairs)
+print(f"   median pair (of {len(pairs)}): wall {statistics.median(med):.1f}× (goal ≥ 50×), peak RSS {statistics.median(mem):.1f}×;"
+      f" worst pair {med[0]:.1f}×, best {med[-1]:.1f}×")
+pipe = [statistics.median(ratios(c, 0)) for c in pairs if c["group"] == "pipeline"]
+print(f"   CDK Pipelines app (pipeline), median ratio of each pair: {', '.join(f'{x:.1f}×' for x in pipe)}"
+      f"; lowest {min(pipe):.1f}× (goal ≥ 25×)")
+v = next(c for c in real if c["group"] == "version")
+print(f"2. cdkbot version: {mmm(sorted(o[0] for o in v['ours']), '{:.2f}')} ms, "
+      f"{mmm(sorted(o[1] / 1024 for o in v['ours']))} MiB (goal ≤ 5 ms median)")
+print("3. growth, N stacks × 200 resources, one run each side")
+print(f"   {'stacks':>6} {'cdkbot ms':>10} {'cdkbot MiB':>11} {'reference ms':>13} {'reference MiB':>14} {'wall ratio':>11}"
+      f" {'RSS ÷ reference':>16} {'cdkbot KiB/stack':>17}")
+base = scale[0]["ours"][0][1]
+per = {}
+for c in scale:
+    n = int(c["name"])
+    (ow, orss), (rw, rrss) = c["ours"][0], c["ref"][0]
+    per[n] = (orss - base) / (n - 1) if n > 1 else None
+    cost = f"{per[n]:.0f}" if per[n] is not None else "-"
+    print(f"   {n:>6} {ow:>10.0f} {orss / 1024:>11.1f} {rw:>13.0f} {rrss / 1024:>14.1f} {rw / ow:>10.1f}× {orss / rrss:>16.2f} {cost:>17}")
+if 10 in per and 1000 in per:
+    top = next(c for c in scale if c["name"] == "1000")
+    print(f"   1,000 stacks: cdkbot's peak is {top['ours'][0][1] / top['ref'][0][1]:.2f} of the reference's (goal ≤ 0.33);"
+          f" per-stack cost {per[1000] / per[10]:.2f} × the 10-stack run's (goal ≤ 1.10)")
+if ref_in:
+    print("4. in-process template diff (spec loaded), median of the loops")
+for name in ("pair500", "pair10000") if ref_in else ():
+    print(f"   {name:<10} cdkbot {ours_in[name + '_ms']:.2f} ms   reference {ref_in[name + '_ms']:.1f} ms"
+          f"   {ref_in[name + '_ms'] / ours_in[name + '_ms']:.0f}×")
 PY
