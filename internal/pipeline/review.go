@@ -50,6 +50,9 @@ type ReviewOptions struct {
 	SynthInputs       []string // repository paths the app reads besides its directory (part of the cache key)
 	SynthConcurrency  int      // revisions synthesized at the same time
 	Deployed          string   // compare with what runs: auto (credentials configured), off, required
+	// Context is given to the app as the CDK CLI's -c key=value (part of the cache key): one
+	// environment of an app (stage=prod).
+	Context map[string]string
 	// SynthUser runs install and synthesis as this user, or BASE,HEAD users (name, uid or
 	// uid:gid), switched to as root or through passwordless sudo; "none" runs the app as
 	// cdkbot's own user.

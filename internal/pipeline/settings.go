@@ -83,6 +83,23 @@ var ReviewSettings = []Setting[ReviewOptions]{
 		Usage: "repository paths the app reads outside its directory (../lambda code, shared config): checked out for " +
 			"synthesis and part of its cache key",
 		Set: list(func(o *ReviewOptions, v []string) { o.SynthInputs = v })},
+	{Name: "context", Kind: List, Action: true,
+		Usage: "context given to the app as the CDK CLI's -c, key=value pairs (one environment of an app, as " +
+			"cdkbot apps lists them: stage=prod); part of the synthesis cache key",
+		Set: func(o *ReviewOptions, v string) error {
+			o.Context = nil
+			for _, kv := range SplitList(v) {
+				k, val, ok := strings.Cut(kv, "=")
+				if !ok || k == "" {
+					return fmt.Errorf("give key=value pairs such as stage=prod (got %q)", kv)
+				}
+				if o.Context == nil {
+					o.Context = map[string]string{}
+				}
+				o.Context[k] = val
+			}
+			return nil
+		}},
 	{Name: "synth-concurrency", Kind: Number, Action: true, Default: "2",
 		Usage: "revisions synthesized at the same time (base and head side by side)",
 		Set: func(o *ReviewOptions, v string) error {

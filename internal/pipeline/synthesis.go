@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -97,6 +98,9 @@ func prepareSynth(repo *gitrepo.Repo, sha, dir, tmp, name string, opts ReviewOpt
 	inputs := synthInputs(appRel, opts.SynthInputs)
 	h := sha256.New()
 	fmt.Fprintf(h, "cdkbot synth v1\x00%s\x00%s\x00%s\x00", opts.InstallCommand, opts.SynthCommand, appRel)
+	for _, k := range slices.Sorted(maps.Keys(opts.Context)) { // none: the keys stay as they were
+		fmt.Fprintf(h, "-c %s=%s\x00", k, opts.Context[k])
+	}
 	ids, err := synthInputIDs(repo, sha, inputs, appRel)
 	if err != nil {
 		return nil, err
@@ -219,8 +223,8 @@ func runSynthJobs(ctx context.Context, jobs []*synthJob, opts ReviewOptions) err
 		}
 		g.Go(func() error {
 			j.err = synth.Run(ctx, synth.Options{Dir: j.appDir, Root: j.src, OutDir: j.out, InstallCommand: opts.InstallCommand,
-				SynthCommand: opts.SynthCommand, Timeout: opts.SynthTimeout, Env: os.Environ(), CacheDir: modules,
-				ReadOnlyCache: j.name != "base", Log: logs.side(j.name), User: opts.synthUsers[j.name],
+				SynthCommand: opts.SynthCommand, Context: opts.Context, Timeout: opts.SynthTimeout, Env: os.Environ(),
+				CacheDir: modules, ReadOnlyCache: j.name != "base", Log: logs.side(j.name), User: opts.synthUsers[j.name],
 				SkipTemplateValidation: skipValidation})
 			if j == base && j.err == nil && len(jobs) > 1 {
 				// Fingerprinted as soon as it exists; the head's app may still be running.

@@ -120,6 +120,9 @@ func (o Options) readApp() (appConfig, error) {
 	for k, v := range cdkJSON.Context {
 		ctx[k] = v
 	}
+	for k, v := range o.Context { // the CLI's -c wins over cdk.json and cdk.context.json
+		ctx[k] = v
+	}
 	cmd := o.SynthCommand
 	if cmd == "" {
 		cmd = cdkJSON.App

@@ -30,6 +30,9 @@ type Options struct {
 	Timeout        time.Duration // for install and synth together (default 10 minutes)
 	Env            []string      // the environment to start from (os.Environ()); secrets are removed
 	CacheDir       string        // node_modules cache by lock-file hash; "" disables it
+	// Context is given to the app on top of its own, as the CDK CLI's -c key=value: one
+	// environment of the app (stage=prod).
+	Context map[string]string
 	// ReadOnlyCache uses the cache without adding to it: what an untrusted revision's install
 	// scripts wrote must never be what another revision (the base, a deploy) runs.
 	ReadOnlyCache bool
