@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"os"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/cdkbot/cdkbot/internal/pipeline"
@@ -30,6 +33,9 @@ func newAppsCommand(streams IO) *cobra.Command {
 			opts.InstallCommand, opts.SynthCommand, opts.SynthInputs = synth.InstallCommand, synth.SynthCommand,
 				synth.SynthInputs
 			opts.Log = streams.Err
+			if opts.Key == "" {
+				opts.Key = defaultAppsKey(os.Getenv("GITHUB_WORKFLOW"))
+			}
 			p, err := pipeline.Apps(cmd.Context(), opts)
 			if err != nil {
 				return err
@@ -51,8 +57,28 @@ func newAppsCommand(streams IO) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Head, "head", "", "head revision (default HEAD)")
 	cmd.Flags().StringVar(&opts.Config, "config", ".cdkbot.yml",
 		"the configuration whose apps section lists the apps, as a path of the repository (read at --head)")
-	cmd.Flags().StringVar(&opts.Key, "key", "default",
-		"the combined review's comment key; each leg's is KEY/app/environment")
+	cmd.Flags().StringVar(&opts.Key, "key", "",
+		"the combined review's comment key; each leg's is KEY/app/environment (default: the workflow's name in "+
+			"GitHub Actions, so two workflows fanning out keep apart; else default). A deploy gives its review's key")
 	addSettings(cmd, &synth, pipeline.ReviewSettings, nil, "install-command", "synth-command", "synth-inputs")
 	return cmd
+}
+
+// defaultAppsKey keeps the fanned-out reviews of two workflows apart when neither names a key:
+// the workflow's name, with what a key cannot hold made dashes.
+func defaultAppsKey(workflow string) string {
+	key := strings.Map(func(r rune) rune {
+		if r < 0x80 && (r == '.' || r == '_' || r == '/' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' ||
+			r >= 'a' && r <= 'z') {
+			return r
+		}
+		return '-'
+	}, strings.TrimSpace(workflow))
+	if strings.Trim(key, "-") == "" {
+		return "default"
+	}
+	for strings.Contains(key, "--") { // a marker is an HTML comment: -- would end it
+		key = strings.ReplaceAll(key, "--", "-")
+	}
+	return key
 }

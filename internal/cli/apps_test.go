@@ -56,3 +56,19 @@ func TestFanInLocal(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
+
+// Two workflows that fan out without --key keep their combined comments apart: the default key is
+// the workflow's name, made safe for a marker.
+func TestAppsDefaultKeyIsTheWorkflows(t *testing.T) {
+	for workflow, want := range map[string]string{
+		"":                     "default",
+		"cdk review":           "cdk-review",
+		"infra/<prod> --x":     "infra/-prod-x",
+		"   ":                  "default",
+		"\u202egnp.exe review": "-gnp.exe-review",
+	} {
+		if got := defaultAppsKey(workflow); got != want {
+			t.Errorf("workflow %q: key %q, want %q", workflow, got, want)
+		}
+	}
+}
