@@ -52,7 +52,9 @@ func (o Options) lockKey(install, lock string) (string, error) {
 	}
 	h := sha256.New()
 	// v2: an entry holds every node_modules below the app, not only the app's own.
-	io.WriteString(h, "v2\n"+install+"\n")
+	// v3: each lock file's package.json keys it too: its install scripts (a postinstall that
+	// installs lambdas/) decide what the install writes, and change without the lock file.
+	io.WriteString(h, "v3\n"+install+"\n")
 	for i, name := range append([]string{lock}, subs...) {
 		sum, err := o.digest(name)
 		switch {
@@ -66,6 +68,15 @@ func (o Options) lockKey(install, lock string) (string, error) {
 			return "", nil
 		}
 		fmt.Fprintf(h, "%q %x\n", name, sum)
+		manifest := filepath.Join(filepath.Dir(name), "package.json")
+		switch sum, err := o.digest(manifest); {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			fmt.Fprintf(o.Log, "cdkbot: dependencies not cached: %v\n", err)
+			return "", nil
+		default:
+			fmt.Fprintf(h, "%q %x\n", manifest, sum)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12]), nil
 }

@@ -263,3 +263,35 @@ func TestCachedSubPackageModulesAreCdkbots(t *testing.T) {
 		}
 	}
 }
+
+// A package.json whose install scripts change while its lock file does not (a new postinstall)
+// installs anew: the cache would otherwise hand the app what the old scripts wrote.
+func TestCacheIsKeyedByThePackagesScripts(t *testing.T) {
+	first := postinstallCheckout(t, `{"lockfileVersion": 3, "name": "lambdas"}`)
+	write(t, filepath.Join(first.Dir, "package.json"), `{"scripts": {"postinstall": "cd lambdas && npm ci"}}`, 0o644)
+	if err := Run(context.Background(), first); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, file, content string }{
+		{"the app's scripts", "package.json", `{"scripts": {"postinstall": "cd lambdas && npm ci && npm run build"}}`},
+		{"a sub-package's scripts", "lambdas/package.json", `{"scripts": {"prepare": "tsc"}}`},
+	} {
+		next := postinstallCheckout(t, `{"lockfileVersion": 3, "name": "lambdas"}`)
+		write(t, filepath.Join(next.Dir, "package.json"), `{"scripts": {"postinstall": "cd lambdas && npm ci"}}`, 0o644)
+		write(t, filepath.Join(next.Dir, c.file), c.content, 0o644)
+		next.CacheDir = first.CacheDir
+		var log strings.Builder
+		next.Log = &log
+		if err := Run(context.Background(), next); err != nil || !strings.Contains(log.String(), "npm ran") {
+			t.Errorf("%s changed, the install was not run again: %v\n%s", c.name, err, log.String())
+		}
+	}
+	same := postinstallCheckout(t, `{"lockfileVersion": 3, "name": "lambdas"}`)
+	write(t, filepath.Join(same.Dir, "package.json"), `{"scripts": {"postinstall": "cd lambdas && npm ci"}}`, 0o644)
+	same.CacheDir = first.CacheDir
+	var log strings.Builder
+	same.Log = &log
+	if err := Run(context.Background(), same); err != nil || strings.Contains(log.String(), "npm ran") {
+		t.Errorf("the same package.json installed anew: %v\n%s", err, log.String())
+	}
+}
