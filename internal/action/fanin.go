@@ -99,6 +99,16 @@ func CombineReports(in FanInRequest) apps.Combined {
 			notes = append(notes, fmt.Sprintf("%s is of pull request #%d, not #%d: left out", f.Path, r.PullRequest, in.PR))
 			continue
 		}
+		if m.StacksDigest != "" && len(m.Stacks) == 0 && len(r.Identities) > 0 {
+			// The leg's identities did not fit its marker: the report carries them, and they
+			// count only when they are what the marker's digest says.
+			if render.IdentitiesDigest(r.Identities) == m.StacksDigest {
+				m.Stacks, m.StacksDigest, m.IdentityParts = r.Identities, "", 0
+			} else {
+				notes = append(notes, fmt.Sprintf("%s: its stacks' identities do not match its marker's digest: "+
+					"the deploy of that leg will refuse", f.Path))
+			}
+		}
 		record, _ := json.Marshal(m) // what cdkbot reads of the marker, nothing else
 		reports = append(reports, apps.Report{Key: r.Key, HeadSHA: m.HeadSHA, Failed: r.Failed || m.Blocked,
 			Review: r.Review, Record: record, Source: f.Path})

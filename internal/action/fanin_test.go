@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/cdkbot/cdkbot/internal/apps"
 	"github.com/cdkbot/cdkbot/internal/failure"
+	"github.com/cdkbot/cdkbot/internal/githubapi"
 	"github.com/cdkbot/cdkbot/internal/pipeline"
+	"github.com/cdkbot/cdkbot/internal/pullrequest"
 	"github.com/cdkbot/cdkbot/internal/render"
 )
 
@@ -124,6 +128,84 @@ func TestCommentKey(t *testing.T) {
 	for _, bad := range []string{"a\nb", "x --> y", strings.Repeat("k", 201), `a"b`} {
 		if _, err := CommentKey(bad, "j"); !failure.Is(err, failure.Usage) {
 			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+// A leg with more stacks than its marker holds (the marker keeps their digest) and no comment of
+// its own (comment: off) hands its identities to the fan-in in its report: the combined record
+// holds them, so the leg's deploy is bound to them. Identities that are not the digest's count
+// for nothing (the deploy of that leg refuses).
+func TestFanInTakesALargeLegsIdentitiesFromItsReport(t *testing.T) {
+	stacks := map[string]string{}
+	for i := range 60 {
+		stacks[fmt.Sprintf("aws://1/eu-west-1/Stack%02d", i)] = fmt.Sprintf("h%02d", i)
+	}
+	leg := func(ids map[string]string) pipeline.LegFile {
+		m, _ := json.Marshal(render.Marker{Tool: "cdkbot", Key: "cdk/review/a/dev", HeadSHA: "h",
+			StacksDigest: render.IdentitiesDigest(stacks), IdentityParts: 1})
+		raw, err := json.Marshal(SavedReport{PullRequest: 7, Key: "cdk/review/a/dev", Review: json.RawMessage(passedReview),
+			Comment: render.MarkerPrefix + string(m) + " -->\n### cdkbot review", Identities: ids})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pipeline.LegFile{Path: "dev/cdkbot-report.json", Raw: raw}
+	}
+	record := func(c apps.Combined) render.Marker {
+		for _, s := range c.Sections {
+			if s.Key == "cdk/review/a/dev" {
+				var m render.Marker
+				if err := json.Unmarshal(s.Record, &m); err != nil {
+					t.Fatal(err)
+				}
+				return m
+			}
+		}
+		t.Fatal("no section for the leg")
+		return render.Marker{}
+	}
+	c := CombineReports(FanInRequest{PR: 7, HeadSHA: "h", Plan: fanInPlan(), Files: []pipeline.LegFile{leg(stacks)}})
+	if m := record(c); len(m.Stacks) != 60 || m.StacksDigest != "" {
+		t.Errorf("the leg's record holds %d stacks (digest %q), want all 60", len(m.Stacks), m.StacksDigest)
+	}
+	forged := maps.Clone(stacks)
+	forged["aws://1/eu-west-1/Stack00"] = "other"
+	c = CombineReports(FanInRequest{PR: 7, HeadSHA: "h", Plan: fanInPlan(), Files: []pipeline.LegFile{leg(forged)}})
+	if m := record(c); len(m.Stacks) != 0 || m.StacksDigest == "" {
+		t.Errorf("identities that are not the digest's were taken: %d stacks", len(m.Stacks))
+	}
+}
+
+// A review whose marker keeps only its stacks' digest writes their identities into its report
+// file (what TestFanInTakesALargeLegsIdentitiesFromItsReport reads back); a small one does not.
+func TestLargeReviewReportCarriesItsIdentities(t *testing.T) {
+	for _, c := range []struct {
+		stacks int
+		want   bool
+	}{{3, false}, {120, true}} {
+		srv := postingServer(t)
+		gh, err := githubapi.New(githubapi.Options{Token: "ghs_app", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var saved SavedReport
+		pr := pullrequest.Facts{Number: 7, Author: "dev", HeadSHA: headHex, BaseSHA: baseHex}
+		d := Deps{GitHub: gh, Runner: &recorder{}, Reviewer: givenReviewer{manyStacks(t, c.stacks, -1), manyStacks(t, c.stacks, 1)},
+			SaveReport: func(r SavedReport) (string, error) { saved = r; return "report.json", nil }}
+		err = ReviewPullRequest(context.Background(), d, PullRequestReview{Event: "pull_request", PR: pr, Key: "cdk/review/.",
+			Comment: "off", Gate: Gate{CheckName: "off"}})
+		if err != nil && !errors.Is(err, ErrBlocked) {
+			t.Fatal(err)
+		}
+		m, ok := render.ParseMarker(saved.Comment)
+		if !ok {
+			t.Fatalf("%d stacks: no marker in the saved comment", c.stacks)
+		}
+		switch {
+		case c.want && (m.StacksDigest == "" || render.IdentitiesDigest(saved.Identities) != m.StacksDigest):
+			t.Errorf("%d stacks: the report's %d identities are not the marker's digest", c.stacks, len(saved.Identities))
+		case !c.want && saved.Identities != nil:
+			t.Errorf("%d stacks: the report repeats identities its marker holds", c.stacks)
 		}
 	}
 }

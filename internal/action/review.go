@@ -49,6 +49,10 @@ type SavedReport struct {
 	Comment     string          `json:"comment"`
 	Failed      bool            `json:"failed"`
 	Review      json.RawMessage `json:"review"`
+	// Identities are every head stack's deploy identity, by qualified id, when the comment's
+	// marker keeps only their digest (past about 50 stacks): a fan-in reads them from here, as a
+	// leg that posts no comment (comment: off) has no identity comments for the deploy to read.
+	Identities map[string]string `json:"identities,omitempty"`
 }
 
 // Gate is how a review is enforced: the check run, approvals and annotations.
@@ -176,8 +180,12 @@ func ReviewPullRequest(ctx context.Context, d Deps, in PullRequestReview) error 
 	if err != nil {
 		return err
 	}
-	reportPath, err := d.SaveReport(SavedReport{PullRequest: in.PR.Number, Key: rep.Key,
-		Comment: body, Failed: rep.Failed(), Review: bytes.TrimSpace(js.Bytes())})
+	saved := SavedReport{PullRequest: in.PR.Number, Key: rep.Key,
+		Comment: body, Failed: rep.Failed(), Review: bytes.TrimSpace(js.Bytes())}
+	if m, ok := render.ParseMarker(body); ok && m.StacksDigest != "" {
+		saved.Identities = review.IdentityStrings(rep.Identity)
+	}
+	reportPath, err := d.SaveReport(saved)
 	if err != nil {
 		return err
 	}
