@@ -59,7 +59,8 @@ func newReviewCommand(streams IO) *cobra.Command {
 	cmd.Flags().BoolVar(&view.ShowMetadata, "show-metadata", false, "show resources whose only change is their Metadata")
 	cmd.Flags().BoolVar(&view.NoColor, "no-color", false, "no colours in text output (also: NO_COLOR)")
 	addSettings(cmd, &opts, pipeline.ReviewSettings, nil, "stacks", "install-command", "synth-command", "synth-timeout",
-		"synth-inputs", "context", "synth-concurrency", "synth-user", "security-severity", "deployed", "base-failure", "asset-changes")
+		"synth-inputs", "context", "synth-concurrency", "synth-user", "security-severity", "deployed", "base-failure",
+		"asset-changes")
 	return cmd
 }
 
