@@ -359,7 +359,7 @@ func TestMockIntegrationMethod(t *testing.T) {
 	out := outputs(st)
 	integration := apigateway(t, srv, "/restapis/"+out["Id"]+"/resources/"+out["Root"]+"/methods/OPTIONS/integration")
 	if integration["type"] != "MOCK" {
-		t.Errorf("integration: %v", integration)
+		t.Errorf("the OPTIONS method's integration: %v, want type MOCK", integration)
 	}
 }
 
@@ -402,8 +402,12 @@ const loadBalanced = `{"Resources":{
 // documents (the full names CloudWatch metrics use are the ARN's tail after "targetgroup/" and
 // "loadbalancer/").
 func TestLoadBalancerAttributes(t *testing.T) {
-	h := newCFN(t)
-	st := h.deploy("Web", strings.NewReplacer("HEALTH", "/", "OUTPUTS", `,
+	srv := Start(t)
+	h := cfnHelper{t: t, ctx: context.Background(), cfn: cloudformation.NewFromConfig(srv.Config())}
+	// A resource reads one too, as a CloudWatch alarm's dimension would.
+	st := h.deploy("Web", strings.NewReplacer("HEALTH", "/", `"Listener":`, `"Dimension":{"Type":"AWS::SSM::Parameter","Properties":{"Name":"/web/tg",
+  "Type":"String","Value":{"Fn::GetAtt":["Tg","TargetGroupFullName"]}}},
+ "Listener":`, "OUTPUTS", `,
  "TgFull":{"Value":{"Fn::GetAtt":["Tg","TargetGroupFullName"]}},"TgName":{"Value":{"Fn::GetAtt":["Tg","TargetGroupName"]}},
  "TgArn":{"Value":{"Fn::GetAtt":["Tg","TargetGroupArn"]}},"TgLbs":{"Value":{"Fn::Join":[",",{"Fn::GetAtt":["Tg","LoadBalancerArns"]}]}},
  "LbArn":{"Value":{"Fn::GetAtt":["Lb","LoadBalancerArn"]}},
@@ -412,6 +416,9 @@ func TestLoadBalancerAttributes(t *testing.T) {
 		t.Fatalf("stack: %s %s", st.StackStatus, h.reasons("Web"))
 	}
 	out := outputs(st)
+	if len(out) != 9 {
+		t.Fatalf("outputs: %v, want 9", out)
+	}
 	_, tgTail, _ := strings.Cut(out["Tg"], ":targetgroup/")
 	_, lbTail, _ := strings.Cut(out["Lb"], ":loadbalancer/")
 	want := map[string]string{"TgFull": "targetgroup/" + tgTail, "TgName": "web-tg", "TgArn": out["Tg"], "TgLbs": out["Lb"],
@@ -423,6 +430,10 @@ func TestLoadBalancerAttributes(t *testing.T) {
 	}
 	if !strings.HasPrefix(lbTail, "app/web/") || !strings.HasPrefix(tgTail, "web-tg/") {
 		t.Errorf("ARNs: %s %s", out["Lb"], out["Tg"])
+	}
+	p, err := ssm.NewFromConfig(srv.Config()).GetParameter(h.ctx, &ssm.GetParameterInput{Name: aws.String("/web/tg")})
+	if err != nil || aws.ToString(p.Parameter.Value) != out["TgFull"] {
+		t.Errorf("the parameter reading TargetGroupFullName: %v %v", p, err)
 	}
 }
 
