@@ -4,7 +4,7 @@
 # the cache directory. Start the emulator with the project's launcher, which closes moto's
 # CloudFormation gaps (internal/testutil/moto/README.md):
 #   "$(scripts/moto-server.sh)" internal/testutil/moto/launcher.py -H 127.0.0.1 -p PORT
-# Run by the tests themselves (internal/testutil/moto) and by the benchmark scripts.
+# Run by the tests themselves (internal/testutil/moto), the benchmark scripts and scripts/e2e/run.sh.
 set -euo pipefail
 if python3 -c 'import moto.server, moto.cloudformation' >/dev/null 2>&1; then
   command -v python3

@@ -21,8 +21,8 @@
 #      (scripts/e2e/reference.js: fullDiff on the CLI's templates), and each review's outcome with
 #      what the change deserves (block or pass);
 #   4. in a network namespace that has only loopback (so no AWS endpoint or anything else can be
-#      reached), starts moto (scripts/e2e/moto-launcher.py: the project's launcher plus the six
-#      emulator gaps these apps meet), bootstraps it with the real bootstrap template and deploys
+#      reached), starts moto (internal/testutil/moto/launcher.py, the project's launcher: it closes
+#      the emulator gaps these apps meet), bootstraps it with the real bootstrap template and deploys
 #      main, then release, then blocked (release + a change the review blocked, which must fail),
 #      with `cdkbot deploy` and, on a reset emulator, with `cdk deploy`; a recording fake `docker`
 #      stands in for the engine; the end states (stacks, resources, outputs) are compared.
@@ -77,7 +77,7 @@ deploy_phase() {
   echo "deploy phase: network namespace with loopback only (the npm registry is unreachable from here)" >"$tmp/deploy-network"
   local port url moto_pid tool app rc start
   port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  "$py" "$here/moto-launcher.py" -H 127.0.0.1 -p "$port" >"$tmp/moto.log" 2>&1 &
+  "$py" "$root/internal/testutil/moto/launcher.py" -H 127.0.0.1 -p "$port" >"$tmp/moto.log" 2>&1 &
   moto_pid=$!
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/moto-api/" >/dev/null && break; sleep 0.1; done
   url="http://127.0.0.1:$port"

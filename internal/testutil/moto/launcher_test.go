@@ -2,6 +2,9 @@ package moto
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -307,5 +310,208 @@ func TestTerminationProtectionUpdates(t *testing.T) {
 		if got := aws.ToBool(h.stack("Guarded").EnableTerminationProtection); got != on {
 			t.Errorf("after setting it %v, DescribeStacks says %v", on, got)
 		}
+	}
+}
+
+// apigateway reads path from moto's API Gateway REST API (the module has no API Gateway client):
+// moto routes a request by the service its Authorization header's credential scope names.
+func apigateway(t *testing.T, srv *Server, path string) map[string]any {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=testing/20240101/"+Region+"/apigateway/aws4_request, SignedHeaders=host, Signature=0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+	}
+	return out
+}
+
+func outputs(st cfntypes.Stack) map[string]string {
+	out := map[string]string{}
+	for _, o := range st.Outputs {
+		out[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
+	}
+	return out
+}
+
+// Gap 9: a method with a MOCK integration (CDK's CORS preflight) has no IntegrationHttpMethod or
+// Uri, which API Gateway requires only of integrations that call a backend; it is created.
+func TestMockIntegrationMethod(t *testing.T) {
+	srv := Start(t)
+	h := cfnHelper{t: t, ctx: context.Background(), cfn: cloudformation.NewFromConfig(srv.Config())}
+	st := h.deploy("Api", `{"Resources":{
+ "Api":{"Type":"AWS::ApiGateway::RestApi","Properties":{"Name":"api"}},
+ "Preflight":{"Type":"AWS::ApiGateway::Method","Properties":{"RestApiId":{"Ref":"Api"},"ResourceId":{"Fn::GetAtt":["Api","RootResourceId"]},
+  "HttpMethod":"OPTIONS","AuthorizationType":"NONE","MethodResponses":[{"StatusCode":"204"}],
+  "Integration":{"Type":"MOCK","RequestTemplates":{"application/json":"{ statusCode: 200 }"},"IntegrationResponses":[{"StatusCode":"204"}]}}}},
+ "Outputs":{"Id":{"Value":{"Ref":"Api"}},"Root":{"Value":{"Fn::GetAtt":["Api","RootResourceId"]}}}}`)
+	if st.StackStatus != cfntypes.StackStatusCreateComplete {
+		t.Fatalf("stack: %s %s", st.StackStatus, h.reasons("Api"))
+	}
+	out := outputs(st)
+	integration := apigateway(t, srv, "/restapis/"+out["Id"]+"/resources/"+out["Root"]+"/methods/OPTIONS/integration")
+	if integration["type"] != "MOCK" {
+		t.Errorf("the OPTIONS method's integration: %v, want type MOCK", integration)
+	}
+}
+
+// Gap 10: a change set creates what a resource DependsOn before it, as CloudFormation does: a
+// REST API's Deployment (which needs its methods, and names them only in DependsOn) comes after
+// its method, wherever the template lists it.
+func TestChangeSetCreatesDependsOnFirst(t *testing.T) {
+	srv := Start(t)
+	h := cfnHelper{t: t, ctx: context.Background(), cfn: cloudformation.NewFromConfig(srv.Config())}
+	st := h.deploy("Api", `{"Resources":{
+ "Deployment":{"Type":"AWS::ApiGateway::Deployment","DependsOn":["Get"],"Properties":{"RestApiId":{"Ref":"Api"},"StageName":"prod"}},
+ "Api":{"Type":"AWS::ApiGateway::RestApi","Properties":{"Name":"api"}},
+ "Get":{"Type":"AWS::ApiGateway::Method","Properties":{"RestApiId":{"Ref":"Api"},"ResourceId":{"Fn::GetAtt":["Api","RootResourceId"]},
+  "HttpMethod":"GET","AuthorizationType":"NONE",
+  "Integration":{"Type":"HTTP_PROXY","IntegrationHttpMethod":"GET","Uri":"http://backend.internal/"}}}},
+ "Outputs":{"Id":{"Value":{"Ref":"Api"}}}}`)
+	if st.StackStatus != cfntypes.StackStatusCreateComplete {
+		t.Fatalf("stack: %s %s", st.StackStatus, h.reasons("Api"))
+	}
+	deployments := apigateway(t, srv, "/restapis/"+outputs(st)["Id"]+"/deployments")
+	if items, _ := deployments["item"].([]any); len(items) != 1 {
+		t.Errorf("deployments: %v", deployments)
+	}
+}
+
+// A VPC with two subnets, an application load balancer and a target group its listener forwards
+// to; HEALTH is the target group's health-check path.
+const loadBalanced = `{"Resources":{
+ "Vpc":{"Type":"AWS::EC2::VPC","Properties":{"CidrBlock":"10.0.0.0/16"}},
+ "A":{"Type":"AWS::EC2::Subnet","Properties":{"VpcId":{"Ref":"Vpc"},"CidrBlock":"10.0.0.0/24","AvailabilityZone":"us-east-1a"}},
+ "B":{"Type":"AWS::EC2::Subnet","Properties":{"VpcId":{"Ref":"Vpc"},"CidrBlock":"10.0.1.0/24","AvailabilityZone":"us-east-1b"}},
+ "Lb":{"Type":"AWS::ElasticLoadBalancingV2::LoadBalancer","Properties":{"Name":"web","Subnets":[{"Ref":"A"},{"Ref":"B"}]}},
+ "Tg":{"Type":"AWS::ElasticLoadBalancingV2::TargetGroup","Properties":{"Name":"web-tg","Port":80,"Protocol":"HTTP",
+  "VpcId":{"Ref":"Vpc"},"TargetType":"ip","HealthCheckPath":"HEALTH"}},
+ "Listener":{"Type":"AWS::ElasticLoadBalancingV2::Listener","Properties":{"LoadBalancerArn":{"Ref":"Lb"},"Port":80,"Protocol":"HTTP",
+  "DefaultActions":[{"Type":"forward","TargetGroupArn":{"Ref":"Tg"}}]}}},
+ "Outputs":{"Tg":{"Value":{"Ref":"Tg"}},"Lb":{"Value":{"Ref":"Lb"}}OUTPUTS}}`
+
+// Gap 11: Fn::GetAtt of a target group's and a load balancer's attributes CloudFormation
+// documents (the full names CloudWatch metrics use are the ARN's tail after "targetgroup/" and
+// "loadbalancer/").
+func TestLoadBalancerAttributes(t *testing.T) {
+	srv := Start(t)
+	h := cfnHelper{t: t, ctx: context.Background(), cfn: cloudformation.NewFromConfig(srv.Config())}
+	// A resource reads one too, as a CloudWatch alarm's dimension would.
+	st := h.deploy("Web", strings.NewReplacer("HEALTH", "/", `"Listener":`, `"Dimension":{"Type":"AWS::SSM::Parameter","Properties":{"Name":"/web/tg",
+  "Type":"String","Value":{"Fn::GetAtt":["Tg","TargetGroupFullName"]}}},
+ "Listener":`, "OUTPUTS", `,
+ "TgFull":{"Value":{"Fn::GetAtt":["Tg","TargetGroupFullName"]}},"TgName":{"Value":{"Fn::GetAtt":["Tg","TargetGroupName"]}},
+ "TgArn":{"Value":{"Fn::GetAtt":["Tg","TargetGroupArn"]}},"TgLbs":{"Value":{"Fn::Join":[",",{"Fn::GetAtt":["Tg","LoadBalancerArns"]}]}},
+ "LbArn":{"Value":{"Fn::GetAtt":["Lb","LoadBalancerArn"]}},
+ "LbFull":{"Value":{"Fn::GetAtt":["Lb","LoadBalancerFullName"]}},"LbName":{"Value":{"Fn::GetAtt":["Lb","LoadBalancerName"]}}`).Replace(loadBalanced))
+	if st.StackStatus != cfntypes.StackStatusCreateComplete {
+		t.Fatalf("stack: %s %s", st.StackStatus, h.reasons("Web"))
+	}
+	out := outputs(st)
+	if len(out) != 9 {
+		t.Fatalf("outputs: %v, want 9", out)
+	}
+	_, tgTail, _ := strings.Cut(out["Tg"], ":targetgroup/")
+	_, lbTail, _ := strings.Cut(out["Lb"], ":loadbalancer/")
+	want := map[string]string{"TgFull": "targetgroup/" + tgTail, "TgName": "web-tg", "TgArn": out["Tg"], "TgLbs": out["Lb"],
+		"LbFull": lbTail, "LbName": "web", "LbArn": out["Lb"]}
+	for k, v := range want {
+		if out[k] != v || v == "" {
+			t.Errorf("%s: %q, want %q", k, out[k], v)
+		}
+	}
+	if !strings.HasPrefix(lbTail, "app/web/") || !strings.HasPrefix(tgTail, "web-tg/") {
+		t.Errorf("ARNs: %s %s", out["Lb"], out["Tg"])
+	}
+	p, err := ssm.NewFromConfig(srv.Config()).GetParameter(h.ctx, &ssm.GetParameterInput{Name: aws.String("/web/tg")})
+	if err != nil || aws.ToString(p.Parameter.Value) != out["TgFull"] {
+		t.Errorf("the parameter reading TargetGroupFullName: %v %v", p, err)
+	}
+}
+
+// Gap 12: updating a resource moto cannot update from a template (a target group's health check)
+// keeps it in the stack, as CloudFormation's in-place update does: same physical id, still listed,
+// still referenced by a later update.
+func TestResourceMotoCannotUpdateStays(t *testing.T) {
+	h := newCFN(t)
+	v1 := strings.NewReplacer("HEALTH", "/", "OUTPUTS", "").Replace(loadBalanced)
+	arn := outputs(h.deploy("Web", v1))["Tg"]
+	st := h.deploy("Web", strings.Replace(v1, `"HealthCheckPath":"/"`, `"HealthCheckPath":"/health"`, 1))
+	if st.StackStatus != cfntypes.StackStatusUpdateComplete || outputs(st)["Tg"] != arn {
+		t.Fatalf("health-check update: %s %v, want the target group %s\n%s", st.StackStatus, outputs(st), arn, h.reasons("Web"))
+	}
+	later := strings.Replace(v1, `"Outputs":{`, `"Outputs":{"Again":{"Value":{"Ref":"Tg"}},`, 1)
+	st = h.deploy("Web", strings.Replace(later, `"HealthCheckPath":"/"`, `"HealthCheckPath":"/health"`, 1))
+	if st.StackStatus != cfntypes.StackStatusUpdateComplete || outputs(st)["Again"] != arn {
+		t.Errorf("a later update referencing it: %s %v\n%s", st.StackStatus, outputs(st), h.reasons("Web"))
+	}
+	res, err := h.cfn.DescribeStackResources(h.ctx, &cloudformation.DescribeStackResourcesInput{StackName: aws.String("Web")})
+	found := false
+	for _, r := range res.StackResources {
+		found = found || aws.ToString(r.LogicalResourceId) == "Tg" && aws.ToString(r.PhysicalResourceId) == arn
+	}
+	if err != nil || !found {
+		t.Errorf("resources: %v %v", res, err)
+	}
+}
+
+// Gap 13: deleting a change set the stack does not have succeeds (the CDK CLI deletes its
+// cdk-deploy-change-set before every update), and a missing change set is ChangeSetNotFound, as
+// in CloudFormation; deleting one of a stack that does not exist still fails.
+func TestMissingChangeSet(t *testing.T) {
+	h := newCFN(t)
+	h.deploy("Svc", exporter)
+	name := aws.String("cdk-deploy-change-set")
+	if _, err := h.cfn.DeleteChangeSet(h.ctx, &cloudformation.DeleteChangeSetInput{StackName: aws.String("Svc"), ChangeSetName: name}); err != nil {
+		t.Errorf("delete of a change set the stack does not have: %v", err)
+	}
+	var notFound *cfntypes.ChangeSetNotFoundException
+	_, err := h.cfn.DescribeChangeSet(h.ctx, &cloudformation.DescribeChangeSetInput{StackName: aws.String("Svc"), ChangeSetName: name})
+	if !errors.As(err, &notFound) || !strings.Contains(err.Error(), "ChangeSet [cdk-deploy-change-set] does not exist") {
+		t.Errorf("describe of a missing change set: %v, want ChangeSetNotFound", err)
+	}
+	if _, err := h.cfn.DeleteChangeSet(h.ctx, &cloudformation.DeleteChangeSetInput{StackName: aws.String("Nothing"), ChangeSetName: name}); err == nil {
+		t.Error("delete of a change set of a stack that does not exist must fail")
+	}
+}
+
+// Gap 14: UsePreviousValue of an SSM-typed parameter (the CDK CLI keeps BootstrapVersion so)
+// keeps its SSM name, which the update resolves again to the parameter's current value.
+func TestPreviousValueOfSSMParameter(t *testing.T) {
+	srv := Start(t)
+	h := cfnHelper{t: t, ctx: context.Background(), cfn: cloudformation.NewFromConfig(srv.Config())}
+	s := ssm.NewFromConfig(srv.Config())
+	put := func(v string) {
+		if _, err := s.PutParameter(h.ctx, &ssm.PutParameterInput{Name: aws.String("/cdk-bootstrap/test/version"), Value: aws.String(v),
+			Overwrite: aws.Bool(true), Type: ssmtypes.ParameterTypeString}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("20")
+	const tpl = `{"Parameters":{"BootstrapVersion":{"Type":"AWS::SSM::Parameter::Value<String>","Default":"/cdk-bootstrap/test/version"}},
+ "Resources":{"T":{"Type":"AWS::SNS::Topic","Properties":{"TopicName":"TOPIC"}}},"Outputs":{"Version":{"Value":{"Ref":"BootstrapVersion"}}}}`
+	if st := h.deploy("App", strings.Replace(tpl, "TOPIC", "t1", 1)); outputs(st)["Version"] != "20" {
+		t.Fatalf("create: %s %v", st.StackStatus, outputs(st))
+	}
+	put("21")
+	out, err := h.cfn.CreateChangeSet(h.ctx, &cloudformation.CreateChangeSetInput{StackName: aws.String("App"), ChangeSetName: aws.String("update"),
+		ChangeSetType: cfntypes.ChangeSetTypeUpdate, TemplateBody: aws.String(strings.Replace(tpl, "TOPIC", "t2", 1)),
+		Parameters: []cfntypes.Parameter{{ParameterKey: aws.String("BootstrapVersion"), UsePreviousValue: aws.Bool(true)}}})
+	if err != nil {
+		t.Fatalf("change set keeping BootstrapVersion: %v", err)
+	}
+	if _, err := h.cfn.ExecuteChangeSet(h.ctx, &cloudformation.ExecuteChangeSetInput{StackName: aws.String("App"), ChangeSetName: out.Id}); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.stack("App"); st.StackStatus != cfntypes.StackStatusUpdateComplete || outputs(st)["Version"] != "21" {
+		t.Errorf("update: %s %v, want the parameter's current value 21", st.StackStatus, outputs(st))
 	}
 }
