@@ -19,7 +19,10 @@ import (
 // assembly) and named only the first failure; this one compiles in well under a millisecond,
 // validates without reflection and says where each failure is. A keyword it does not know
 // fails the compilation, so a schema update that needs one fails the package tests instead of
-// being half checked.
+// being half checked. Measured against santhosh-tekuri/jsonschema compiled once (a maintained
+// library): it adds 1.7 MB and ~3 ms to every process's start (its meta-schemas compile at
+// package init), ~4 ms to compile these schemas, 7–9.5 ms to a whole-process diff. That library
+// is this validator's oracle in the tests instead (validator_oracle_test.go).
 type schemaNode struct {
 	never      bool        // the schema `false`
 	ref        *schemaNode // $ref: every other keyword is ignored (draft-07)
