@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -73,7 +72,7 @@ func TestHostileReportFiles(t *testing.T) {
 			return os.Symlink(rel, r)
 		}, "link"},
 		{"a link to a device", func(_, r string) error { return os.Symlink("/dev/zero", r) }, "link"},
-		{"a named pipe", func(_, r string) error { return syscall.Mkfifo(r, 0o644) }, "not a regular file"},
+		{"a named pipe", func(_, r string) error { return mkfifo(r) }, "not a regular file"},
 		{"a directory", func(_, r string) error { return os.Mkdir(r, 0o755) }, "not a regular file"},
 		{"nested a million levels deep", func(_, r string) error {
 			return os.WriteFile(r, []byte(strings.Repeat("[", 1_000_000)+strings.Repeat("]", 1_000_000)), 0o644)

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -23,7 +22,7 @@ func TestReadLegReportsRefusesWhatIsNoFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo", "cdkbot-report.json"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(dir, "fifo", "cdkbot-report.json")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "dev", "cdkbot-report.json")); err != nil {
