@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/cfn"
 )
 
 // DiffAssembliesEach is DiffAssemblies stack by stack: each top-level stack's diff, in the order
@@ -18,8 +19,8 @@ import (
 // stacks before it have been emitted.
 //
 // The pass across stacks runs first, on facts taken per stack (the exports a change alters, the
-// imports of either side): only stacks whose template could export or import anything are diffed
-// for them, and diffed again when they are emitted.
+// imports of either side): only stacks that export what a stack imports are diffed for it (see
+// crossFacts), and diffed again when they are emitted.
 func DiffAssembliesEach(old, new *assembly.Assembly, keep func(*assembly.Stack) bool, opts Options,
 	emit func(*StackDiff) error,
 ) error {
@@ -42,7 +43,7 @@ func DiffAssembliesEach(old, new *assembly.Assembly, keep func(*assembly.Stack) 
 		sd.release()
 		return sd, nil
 	}
-	facts, err := crossFacts(pairs, opts, diffPair)
+	facts, err := crossFacts(pairs, env, opts, diffPair)
 	if err != nil {
 		return err
 	}
@@ -119,14 +120,53 @@ func DiffAssembliesEach(old, new *assembly.Assembly, keep func(*assembly.Stack) 
 
 // crossFacts takes what the pass across stacks reads of each stack. A stack whose templates name
 // neither an import nor an export, and escape nothing that could spell one, has none: it is not
-// diffed here. The others are, on every core, and let go.
-func crossFacts(pairs []pair, opts Options, diffPair func(pair, Options) (*StackDiff, error)) ([]stackFacts, error) {
+// parsed here. The others' templates are parsed for the exports and imports they name, and the
+// stacks that export a name some stack of their environment imports, the only ones whose changed
+// exports count, are diffed for them; on every core, and let go.
+func crossFacts(pairs []pair, env []string, opts Options, diffPair func(pair, Options) (*StackDiff, error),
+) ([]stackFacts, error) {
 	facts := make([]stackFacts, len(pairs))
+	exports := make([][]string, len(pairs))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, p := range pairs {
 		facts[i] = stackFacts{hasOld: p.old != nil, hasNew: p.new != nil}
 		if !mayCross(p, opts) {
+			continue
+		}
+		g.Go(func() error {
+			oldT, newT, err := topTemplates(p, opts)
+			if err != nil {
+				return err
+			}
+			if newT != nil {
+				facts[i].newImports = cfn.ImportNames(get(newT, "Resources"))
+			}
+			if oldT != nil {
+				for _, section := range []string{"Resources", "Outputs"} {
+					facts[i].oldImports = append(facts[i].oldImports, cfn.ImportNames(get(oldT, section))...)
+				}
+				for _, name := range exportNames(oldT) {
+					exports[i] = append(exports[i], name)
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	imported := map[string]map[string]bool{} // environment → export names imported, as deployed or after
+	for i := range pairs {
+		for _, name := range slices.Concat(facts[i].newImports, facts[i].oldImports) {
+			if imported[env[i]] == nil {
+				imported[env[i]] = map[string]bool{}
+			}
+			imported[env[i]][name] = true
+		}
+	}
+	for i, p := range pairs {
+		if !slices.ContainsFunc(exports[i], func(name string) bool { return imported[env[i]][name] }) {
 			continue
 		}
 		g.Go(func() error {
@@ -141,9 +181,29 @@ func crossFacts(pairs []pair, opts Options, diffPair func(pair, Options) (*Stack
 	return facts, g.Wait()
 }
 
+// topTemplates parses a pair's top-level templates as diffStackPair does; nil for an absent side.
+func topTemplates(p pair, opts Options) (oldT, newT *cfn.Object, err error) {
+	if p.old != nil {
+		if oldT = opts.OldTemplates[p.old.QualifiedID()]; oldT == nil {
+			if oldT, err = parseStackTemplate(p.old); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if p.new != nil {
+		if newT = opts.NewTemplates[p.new.QualifiedID()]; newT == nil {
+			if newT, err = parseStackTemplate(p.new); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return oldT, newT, nil
+}
+
 // mayCross says whether a stack's templates could export or import a value: they spell Import or
-// Export (Fn::ImportValue, !ImportValue, an output's Export) or hold an escape (JSON's \u, YAML's
-// double-quoted escapes) that could spell one. Templates given in Options, or unreadable, may.
+// Export (Fn::ImportValue, !ImportValue, an output's Export) or hold an escape that could spell
+// one (JSON's \u; any in YAML, whose double-quoted strings also join escaped line breaks). Templates given in Options,
+// or unreadable, may.
 func mayCross(p pair, opts Options) bool {
 	for _, s := range []*assembly.Stack{p.old, p.new} {
 		if s == nil {
@@ -152,9 +212,7 @@ func mayCross(p pair, opts Options) bool {
 		if opts.OldTemplates[s.QualifiedID()] != nil || opts.NewTemplates[s.QualifiedID()] != nil {
 			return true
 		}
-		raw, err := s.TemplateBytes()
-		if err != nil || bytes.Contains(raw, []byte("Import")) || bytes.Contains(raw, []byte("Export")) ||
-			bytes.IndexByte(raw, '\\') >= 0 {
+		if raw, err := s.TemplateBytes(); err != nil || mentionsCross(raw) {
 			return true
 		}
 	}
@@ -200,4 +258,17 @@ func emitInOrder(n int, work func(int) (*StackDiff, error), emit func(*StackDiff
 		<-tokens
 	}
 	return nil
+}
+
+// mentionsCross says whether a template's text could name an import or an export.
+func mentionsCross(raw []byte) bool {
+	if bytes.Contains(raw, []byte("Import")) || bytes.Contains(raw, []byte("Export")) {
+		return true
+	}
+	// In JSON (what cfn.Parse reads as JSON) only \u spells a letter; in YAML, any escape may.
+	escape := []byte(`\u`)
+	if t := bytes.TrimLeft(raw, " \t\r\n\ufeff"); len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		escape = []byte(`\`)
+	}
+	return bytes.Contains(raw, escape)
 }

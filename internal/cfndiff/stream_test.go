@@ -80,3 +80,26 @@ func TestDiffAssembliesEachStopsAtTheFirstError(t *testing.T) {
 		t.Fatalf("err %v after %d stacks", err, n)
 	}
 }
+
+// A template is left out of the pass across stacks only when its text cannot name an import or
+// an export, escapes included.
+func TestMentionsCross(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{`{"Resources": {"T": {"Type": "AWS::SNS::Topic", "Properties": {"DisplayName": "a\nb"}}}}`, false},
+		{`{"Resources": {"P": {"Properties": {"Value": {"Fn::ImportValue": "x"}}}}}`, true},
+		{`{"Resources": {"P": {"Properties": {"Value": {"Fn::Import\u0056alue": "x"}}}}}`, true},
+		{`{"Outputs": {"O": {"Value": "v", "Export": {"Name": "x"}}}}`, true},
+		{"Resources:\n  P:\n    Properties:\n      Value: !ImportValue x\n", true},
+		{"Resources:\n  P:\n    Properties:\n      Value: {\"Fn::Imp\\x6frtValue\": x}\n", true},
+		{"Resources:\n  T:\n    Type: AWS::SNS::Topic\n", false},
+		{"", false}, // not a template: the diff says so
+	} {
+		if got := mentionsCross([]byte(c.text)); got != c.want {
+			t.Errorf("%q: %v", c.text, got)
+		}
+	}
+}
