@@ -14,7 +14,7 @@ import (
 
 // DiffAssembliesEach is DiffAssemblies stack by stack: each top-level stack's diff, in the order
 // DiffAssemblies returns them and equal to what it returns, is handed to emit and then let go, so
-// memory follows the largest stack (a few diffed ahead, one per core), not the assembly. Parsed
+// memory follows the largest stack (at most two per core diffed ahead), not the assembly. Parsed
 // templates are always released (StackDiff.OldTemplate is nil). The first error stops the walk;
 // stacks before it have been emitted.
 //
