@@ -145,39 +145,7 @@ func statusOf(oldOK, newOK bool, sd *StackDiff) StackStatus {
 // one side only is added or removed. keep selects stacks (nil keeps all). old may be nil (no
 // previous deployment).
 func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool, opts Options) ([]*StackDiff, error) {
-	var oldStacks []*assembly.Stack
-	if old != nil {
-		oldStacks = old.AllStacks()
-	}
-	newStacks := new.AllStacks()
-	byID := map[string]*assembly.Stack{}
-	byName := map[string]*assembly.Stack{}
-	for _, s := range oldStacks {
-		byID[s.QualifiedID()] = s
-		byName[s.StackName] = s
-	}
-	matched := map[*assembly.Stack]bool{}
-	type pair struct{ old, new *assembly.Stack }
-	var pairs []pair
-	for _, ns := range newStacks {
-		os := byID[ns.QualifiedID()]
-		if os == nil {
-			os = byName[ns.StackName]
-		}
-		if os != nil {
-			matched[os] = true
-		}
-		if keep != nil && !keep(ns) && (os == nil || !keep(os)) {
-			continue
-		}
-		pairs = append(pairs, pair{os, ns})
-	}
-	for _, os := range oldStacks {
-		if matched[os] || (keep != nil && !keep(os)) {
-			continue
-		}
-		pairs = append(pairs, pair{os, nil})
-	}
+	pairs := matchStacks(old, new, keep)
 	// Stacks are independent: read, parse and diff them on every core.
 	out := make([]*StackDiff, len(pairs))
 	var g errgroup.Group
@@ -263,6 +231,55 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// pair is one stack as the two assemblies have it; either side may be nil (added, removed).
+type pair struct{ old, new *assembly.Stack }
+
+// id is the qualified id the pair's StackDiff gets.
+func (p pair) id() string {
+	if p.new != nil {
+		return p.new.QualifiedID()
+	}
+	return p.old.QualifiedID()
+}
+
+// matchStacks pairs the stacks of two assemblies: by qualified artifact id, then by stack name;
+// new stacks in the new assembly's order, then the removed ones. keep selects stacks (nil keeps all).
+func matchStacks(old, new *assembly.Assembly, keep func(*assembly.Stack) bool) []pair {
+	var oldStacks []*assembly.Stack
+	if old != nil {
+		oldStacks = old.AllStacks()
+	}
+	newStacks := new.AllStacks()
+	byID := map[string]*assembly.Stack{}
+	byName := map[string]*assembly.Stack{}
+	for _, s := range oldStacks {
+		byID[s.QualifiedID()] = s
+		byName[s.StackName] = s
+	}
+	matched := map[*assembly.Stack]bool{}
+	var pairs []pair
+	for _, ns := range newStacks {
+		os := byID[ns.QualifiedID()]
+		if os == nil {
+			os = byName[ns.StackName]
+		}
+		if os != nil {
+			matched[os] = true
+		}
+		if keep != nil && !keep(ns) && (os == nil || !keep(os)) {
+			continue
+		}
+		pairs = append(pairs, pair{os, ns})
+	}
+	for _, os := range oldStacks {
+		if matched[os] || (keep != nil && !keep(os)) {
+			continue
+		}
+		pairs = append(pairs, pair{os, nil})
+	}
+	return pairs
 }
 
 // importsAny is true when one of the imports is among the named exports.

@@ -50,23 +50,13 @@ func newDiffCommand(streams IO) *cobra.Command {
 }
 
 func runDiff(streams IO, opts diffOptions) error {
-	report, err := pipeline.Diff(opts.Old, opts.New, opts.Stacks)
-	if err != nil {
-		return err
-	}
 	view := render.DiffOptions{ShowMetadata: opts.ShowMetadata, Color: !opts.NoColor && colorWanted(streams.Out)}
-	switch opts.Format {
-	case "json":
-		err = render.DiffJSON(streams.Out, *report)
-	case "markdown":
-		err = render.DiffMarkdown(streams.Out, *report, view)
-	default:
-		err = render.DiffText(streams.Out, *report, view)
-	}
+	changed, err := pipeline.DiffTo(streams.Out, opts.Old, opts.New, opts.Stacks,
+		pipeline.DiffView{Format: opts.Format, Options: view})
 	if err != nil {
 		return err
 	}
-	if opts.Fail && report.HasChanges() {
+	if opts.Fail && changed {
 		return failure.Blocked
 	}
 	return nil

@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -22,32 +24,15 @@ import (
 // Diff compares two CloudFormation templates (.json or .yaml files) or two cloud assemblies
 // (directories), keeping the stacks whose id, display name or stack name matches a glob.
 func Diff(oldPath, newPath string, stacks []string) (*render.DiffReport, error) {
-	for _, g := range stacks {
-		if _, err := path.Match(g, ""); err != nil {
-			return nil, failure.Usagef("--stacks %q is not a valid glob: %v", g, err)
-		}
-	}
-	oldDir, err := isDir(oldPath)
-	if err != nil {
-		return nil, err
-	}
-	newDir, err := isDir(newPath)
+	dirs, err := diffInputs(oldPath, newPath, stacks)
 	if err != nil {
 		return nil, err
 	}
 	var report render.DiffReport
-	switch {
-	case oldDir && newDir:
-		// The two assemblies are independent: read them side by side, while the resource
-		// specification the diff needs is indexed.
-		go resourcespec.Default()
-		var oldA, newA *assembly.Assembly
-		var oldErr, newErr error
-		var wg sync.WaitGroup
-		wg.Go(func() { oldA, oldErr = LoadAssembly(oldPath) })
-		newA, newErr = LoadAssembly(newPath)
-		wg.Wait()
-		if err := cmp.Or(oldErr, newErr); err != nil { // the old side's problem first, as before
+	switch dirs {
+	case bothDirs:
+		oldA, newA, err := loadBoth(oldPath, newPath)
+		if err != nil {
 			return nil, err
 		}
 		// Each stack's templates are let go once it is diffed: memory follows the largest stack.
@@ -56,7 +41,7 @@ func Diff(oldPath, newPath string, stacks []string) (*render.DiffReport, error) 
 		if err != nil {
 			return nil, failure.InputErr(err)
 		}
-	case !oldDir && !newDir:
+	case bothFiles:
 		oldT, err := readTemplate(oldPath)
 		if err != nil {
 			return nil, err
@@ -67,11 +52,140 @@ func Diff(oldPath, newPath string, stacks []string) (*render.DiffReport, error) 
 		}
 		name := strings.TrimSuffix(filepath.Base(newPath), filepath.Ext(newPath))
 		report.Stacks = []*cfndiff.StackDiff{cfndiff.DiffTemplates(name, oldT, newT, cfndiff.Options{})}
-	default:
-		return nil, failure.Usagef("OLD and NEW must both be template files or both be cloud assembly directories "+
-			"(got %s and %s)", oldPath, newPath)
 	}
 	return &report, nil
+}
+
+// DiffView is how DiffTo writes a diff: its format (text, markdown or json) and view options.
+type DiffView struct {
+	Format  string
+	Options render.DiffOptions
+}
+
+// DiffTo diffs as Diff does and writes the view to w; it says whether a stack changes (what
+// --fail acts on). Two assemblies in the text or JSON view are diffed and written stack by stack,
+// each stack let go once written, so memory follows the largest stack, not the assembly: the view
+// goes to a spool file first (the text view's headline counts every stack, and an error in a
+// later stack leaves w untouched, as Diff does), then to w. Template files, the Markdown view
+// (its size budget weighs every stack) and a machine without a temporary directory diff whole.
+func DiffTo(w io.Writer, oldPath, newPath string, stacks []string, view DiffView) (bool, error) {
+	dirs, err := diffInputs(oldPath, newPath, stacks)
+	if err != nil {
+		return false, err
+	}
+	if dirs == bothDirs && view.Format != "markdown" {
+		if spool, err := os.CreateTemp("", "cdkbot-diff-*"); err == nil {
+			defer os.Remove(spool.Name())
+			defer spool.Close()
+			return diffStacksTo(w, spool, oldPath, newPath, stacks, view)
+		}
+	}
+	report, err := Diff(oldPath, newPath, stacks)
+	if err != nil {
+		return false, err
+	}
+	switch view.Format {
+	case "json":
+		err = render.DiffJSON(w, *report)
+	case "markdown":
+		err = render.DiffMarkdown(w, *report, view.Options)
+	default:
+		err = render.DiffText(w, *report, view.Options)
+	}
+	return report.HasChanges(), err
+}
+
+// diffStacksTo writes the diff of two assemblies to spool stack by stack, then to w.
+func diffStacksTo(w io.Writer, spool *os.File, oldPath, newPath string, stacks []string, view DiffView) (bool, error) {
+	oldA, newA, err := loadBoth(oldPath, newPath)
+	if err != nil {
+		return false, err
+	}
+	buf := bufio.NewWriterSize(spool, 1<<16)
+	var counts render.Counts
+	js := render.NewDiffJSONStream(buf)
+	var writeErr error
+	err = cfndiff.DiffAssembliesEach(oldA, newA, StackFilter(stacks), cfndiff.Options{},
+		func(sd *cfndiff.StackDiff) error {
+			counts.Add(sd)
+			if view.Format == "json" {
+				writeErr = js.Stack(sd)
+			} else {
+				writeErr = render.DiffTextStack(buf, sd, view.Options)
+			}
+			return writeErr
+		})
+	switch {
+	case writeErr != nil:
+		return false, fmt.Errorf("write the diff to %s: %w", spool.Name(), writeErr)
+	case err != nil:
+		return false, failure.InputErr(err)
+	}
+	if view.Format == "json" {
+		err = js.Close()
+	}
+	if err = cmp.Or(err, buf.Flush()); err != nil {
+		return false, fmt.Errorf("write the diff to %s: %w", spool.Name(), err)
+	}
+	if view.Format != "json" {
+		if err := render.DiffTextHeadline(w, counts, view.Options); err != nil {
+			return false, err
+		}
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return false, fmt.Errorf("read the diff back from %s: %w", spool.Name(), err)
+	}
+	if _, err := io.Copy(w, spool); err != nil {
+		return false, err
+	}
+	return counts.StacksChanged > 0, nil
+}
+
+// Kinds of inputs of a diff.
+const (
+	bothFiles = iota
+	bothDirs
+)
+
+// diffInputs checks the globs and says whether OLD and NEW are both templates or both assemblies.
+func diffInputs(oldPath, newPath string, stacks []string) (int, error) {
+	for _, g := range stacks {
+		if _, err := path.Match(g, ""); err != nil {
+			return 0, failure.Usagef("--stacks %q is not a valid glob: %v", g, err)
+		}
+	}
+	oldDir, err := isDir(oldPath)
+	if err != nil {
+		return 0, err
+	}
+	newDir, err := isDir(newPath)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case oldDir && newDir:
+		return bothDirs, nil
+	case !oldDir && !newDir:
+		return bothFiles, nil
+	}
+	return 0, failure.Usagef("OLD and NEW must both be template files or both be cloud assembly directories "+
+		"(got %s and %s)", oldPath, newPath)
+}
+
+// loadBoth loads two assemblies. They are independent: read side by side, while the resource
+// specification the diff needs is indexed.
+func loadBoth(oldPath, newPath string) (*assembly.Assembly, *assembly.Assembly, error) {
+	go resourcespec.Default()
+	var oldA, newA *assembly.Assembly
+	var oldErr, newErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { oldA, oldErr = LoadAssembly(oldPath) })
+	newA, newErr = LoadAssembly(newPath)
+	wg.Wait()
+	if err := cmp.Or(oldErr, newErr); err != nil { // the old side's problem first, as before
+		return nil, nil, err
+	}
+	return oldA, newA, nil
 }
 
 // isDir says whether p is a directory; a missing path is a usage error.

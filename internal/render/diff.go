@@ -46,42 +46,48 @@ type Counts struct {
 func (r DiffReport) Count() Counts {
 	var c Counts
 	for _, top := range r.Stacks {
-		if top.ChangedSignificantly() {
-			c.StacksChanged++
-		}
-		for _, s := range top.All() {
-			for _, res := range s.Diff.Resources {
-				if res.MetadataOnly() {
-					c.MetadataOnly++ // shown with --show-metadata, never counted as a change
-					continue
-				}
-				switch res.Impact {
-				case cfndiff.Create:
-					c.Create++
-				case cfndiff.Update:
-					c.Update++
-				case cfndiff.Replace:
-					c.Replace++
-				case cfndiff.MayReplace:
-					c.MayReplace++
-				case cfndiff.Destroy:
-					c.Destroy++
-				case cfndiff.Orphan:
-					c.Orphan++
-				case cfndiff.Import:
-					c.Import++
-				}
-			}
-			if s.Diff.Security.Broadened() {
-				c.Broadened = true
-			}
-			if f, ok := s.Diff.Security.Worst(); ok && (c.Worst == nil || f.Severity > c.Worst.Severity) {
-				f.What = s.DisplayName + " " + f.What
-				c.Worst = &f
-			}
-		}
+		c.Add(top)
 	}
 	return c
+}
+
+// Add tallies one top-level stack (its nested stacks included) into the counts: a report's
+// stacks added in order count as Count does, so a view written stack by stack can tally as it goes.
+func (c *Counts) Add(top *cfndiff.StackDiff) {
+	if top.ChangedSignificantly() {
+		c.StacksChanged++
+	}
+	for _, s := range top.All() {
+		for _, res := range s.Diff.Resources {
+			if res.MetadataOnly() {
+				c.MetadataOnly++ // shown with --show-metadata, never counted as a change
+				continue
+			}
+			switch res.Impact {
+			case cfndiff.Create:
+				c.Create++
+			case cfndiff.Update:
+				c.Update++
+			case cfndiff.Replace:
+				c.Replace++
+			case cfndiff.MayReplace:
+				c.MayReplace++
+			case cfndiff.Destroy:
+				c.Destroy++
+			case cfndiff.Orphan:
+				c.Orphan++
+			case cfndiff.Import:
+				c.Import++
+			}
+		}
+		if s.Diff.Security.Broadened() {
+			c.Broadened = true
+		}
+		if f, ok := s.Diff.Security.Worst(); ok && (c.Worst == nil || f.Severity > c.Worst.Severity) {
+			f.What = s.DisplayName + " " + f.What
+			c.Worst = &f
+		}
+	}
 }
 
 // HasChanges is true when any stack differs.

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 
 	"github.com/cdkbot/cdkbot/internal/cfn"
@@ -119,15 +121,70 @@ func optValue(v any, present bool) *value {
 // DiffJSON writes the report as one line of JSON: a 100-stack diff is megabytes, and indenting
 // it cost more than computing it (pipe through jq to read it).
 func DiffJSON(w io.Writer, r DiffReport) error {
-	c := r.Count()
-	out := diffJSON{Stacks: []stackJSON{}, Summary: summaryJSON{
-		Create: c.Create, Update: c.Update, Replace: c.Replace, MayReplace: c.MayReplace,
-		Destroy: c.Destroy, Orphan: c.Orphan, Import: c.Import,
-		StacksChanged: c.StacksChanged, Broadening: c.Broadened}}
+	js := NewDiffJSONStream(w)
 	for _, s := range r.Stacks {
-		out.Stacks = append(out.Stacks, stackToJSON(s))
+		if err := js.Stack(s); err != nil {
+			return err
+		}
 	}
-	return encodeJSON(w, out, "", false)
+	return js.Close()
+}
+
+// DiffJSONStream writes DiffJSON's document stack by stack, each stack encoded and written when it
+// is given, then the summary, tallied as they went, on Close: the same bytes as DiffJSON for the
+// same stacks in the same order, without holding the report or the document.
+type DiffJSONStream struct {
+	w      io.Writer
+	counts Counts
+	n      int
+	err    error
+}
+
+// NewDiffJSONStream starts a JSON diff view on w.
+func NewDiffJSONStream(w io.Writer) *DiffJSONStream { return &DiffJSONStream{w: w} }
+
+// Stack writes the next top-level stack.
+func (js *DiffJSONStream) Stack(s *cfndiff.StackDiff) error {
+	sep := ","
+	if js.n == 0 {
+		sep = `{"stacks":[`
+	}
+	js.n++
+	js.counts.Add(s)
+	js.write(sep, stackToJSON(s))
+	return js.err
+}
+
+// Close writes the summary and ends the document.
+func (js *DiffJSONStream) Close() error {
+	if js.n == 0 {
+		js.write(`{"stacks":[`, nil)
+	}
+	c := js.counts
+	js.write(`],"summary":`, summaryJSON{Create: c.Create, Update: c.Update, Replace: c.Replace,
+		MayReplace: c.MayReplace, Destroy: c.Destroy, Orphan: c.Orphan, Import: c.Import,
+		StacksChanged: c.StacksChanged, Broadening: c.Broadened})
+	js.write("}\n", nil)
+	return js.err
+}
+
+// write writes text and then v (when not nil) encoded as encodeJSON does, without its newline.
+// Piece by piece, cleanJSON gives what it gives the whole document: every rune it changes is
+// inside a string, and no "##[" spans two pieces (a piece ends with '}', ',', ':' or '[').
+func (js *DiffJSONStream) write(text string, v any) {
+	if js.err != nil {
+		return
+	}
+	if _, js.err = io.WriteString(js.w, text); js.err != nil || v == nil {
+		return
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if js.err = enc.Encode(v); js.err != nil {
+		return
+	}
+	_, js.err = js.w.Write(cleanJSON(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
 }
 
 func stackToJSON(s *cfndiff.StackDiff) stackJSON {

@@ -36,13 +36,29 @@ func (p palette) dim(s string) string  { return p.paint("2", s) }
 // DiffText writes the report for a terminal. Every name and value from the templates is cleaned
 // (Clean) before it is painted.
 func DiffText(w io.Writer, r DiffReport, opts DiffOptions) error {
-	ew := &errWriter{w: w}
-	p := palette{on: opts.Color}
-	c := r.Count()
-	ew.printf("%s %s\n", p.bold("cdkbot diff:"), Clean(headline(c)))
-	for _, s := range r.Stacks {
-		writeStackText(ew, p, s, opts, 0)
+	if err := DiffTextHeadline(w, r.Count(), opts); err != nil {
+		return err
 	}
+	for _, s := range r.Stacks {
+		if err := DiffTextStack(w, s, opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DiffTextHeadline writes the text view's first line, for the counts of all its stacks: with
+// DiffTextStack, the text view can be written stack by stack (the stacks' sections after it).
+func DiffTextHeadline(w io.Writer, c Counts, opts DiffOptions) error {
+	ew := &errWriter{w: w}
+	ew.printf("%s %s\n", palette{on: opts.Color}.bold("cdkbot diff:"), Clean(headline(c)))
+	return ew.err
+}
+
+// DiffTextStack writes one top-level stack's section of the text view.
+func DiffTextStack(w io.Writer, s *cfndiff.StackDiff, opts DiffOptions) error {
+	ew := &errWriter{w: w}
+	writeStackText(ew, palette{on: opts.Color}, s, opts, 0)
 	return ew.err
 }
 

@@ -16,8 +16,9 @@
 #      per-stack cost ≤ 1.1 × the 10-stack run's.
 #   4. with INPROCESS=1, in-process diff of template pairs (500 and 10,000 resources; spec loaded):
 #      the reference's loops take about ten minutes
-# Usage: scripts/benchdiff/run.sh   (ROUNDS=7; SCALE="1 10 100 1000"; REF_NODE_MODULES=DIR reuses
-# an install of the reference; needs node and the npm registry otherwise)
+# Usage: scripts/benchdiff/run.sh   (ROUNDS=7; SCALE="1 10 100 1000"; GROWTH_ONLY=1 runs part 3
+# alone; REF_NODE_MODULES=DIR reuses an install of the reference; needs node and the npm registry
+# otherwise)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here="$root/scripts/benchdiff"
@@ -37,7 +38,8 @@ fi
 inproc=$(cd "$root" && go run ./scripts/benchdiff -out "$tmp/in" -stacks "$(echo $scale | tr ' ' ,)")
 
 # The real pairs, in framework order (versions.txt).
-python3 - "$root/compat-fixtures" "$tmp/cdkbot" "$here/assembly.js" >"$tmp/real.json" <<'PY'
+echo '[]' >"$tmp/real-results.json"
+[ -n "${GROWTH_ONLY:-}" ] || python3 - "$root/compat-fixtures" "$tmp/cdkbot" "$here/assembly.js" >"$tmp/real.json" <<'PY'
 import json, os, sys
 fixtures, cdkbot, ref = sys.argv[1:]
 versions = []
@@ -56,7 +58,7 @@ for app in apps:
 cases.append({"name": "version", "group": "version", "ours": [cdkbot, "version"]})
 json.dump(cases, sys.stdout)
 PY
-python3 "$here/paired.py" "$tmp/real.json" "$rounds" >"$tmp/real-results.json"
+[ -n "${GROWTH_ONLY:-}" ] || python3 "$here/paired.py" "$tmp/real.json" "$rounds" >"$tmp/real-results.json"
 
 python3 - "$tmp" "$here/assembly.js" "$scale" >"$tmp/scale.json" <<'PY'
 import json, sys
@@ -77,22 +79,23 @@ def ratios(c, i):  # reference ÷ cdkbot, run by run (i: 0 wall, 1 peak RSS)
     return sorted(r[i] / o[i] for o, r in zip(c["ours"], c["ref"]))
 def mmm(xs, f="{:.1f}"):
     return " / ".join(f.format(x) for x in (xs[0], statistics.median(xs), xs[-1]))
-print(f"1. real assembly pairs, whole processes, {rounds} paired rounds; min / median / max")
-print(f"   {'pair':<52} {'cdkbot ms':>20} {'reference ms':>22} {'wall ratio':>20} {'RSS ratio':>16}")
-pairs = [c for c in real if c["group"] != "version"]
-for c in pairs:
-    print(f"   {c['name']:<52} {mmm(sorted(o[0] for o in c['ours'])):>20} {mmm(sorted(r[0] for r in c['ref'])):>22}"
-          f" {mmm(ratios(c, 0)):>20} {mmm(ratios(c, 1)):>16}")
-med = sorted(statistics.median(ratios(c, 0)) for c in pairs)
-mem = sorted(statistics.median(ratios(c, 1)) for c in pairs)
-print(f"   median pair (of {len(pairs)}): wall {statistics.median(med):.1f}× (goal ≥ 50×), peak RSS {statistics.median(mem):.1f}×;"
-      f" worst pair {med[0]:.1f}×, best {med[-1]:.1f}×")
-pipe = [statistics.median(ratios(c, 0)) for c in pairs if c["group"] == "pipeline"]
-print(f"   CDK Pipelines app (pipeline), median ratio of each pair: {', '.join(f'{x:.1f}×' for x in pipe)}"
-      f"; lowest {min(pipe):.1f}× (goal ≥ 25×)")
-v = next(c for c in real if c["group"] == "version")
-print(f"2. cdkbot version: {mmm(sorted(o[0] for o in v['ours']), '{:.2f}')} ms, "
-      f"{mmm(sorted(o[1] / 1024 for o in v['ours']))} MiB (goal ≤ 5 ms median)")
+if real:
+    print(f"1. real assembly pairs, whole processes, {rounds} paired rounds; min / median / max")
+    print(f"   {'pair':<52} {'cdkbot ms':>20} {'reference ms':>22} {'wall ratio':>20} {'RSS ratio':>16}")
+    pairs = [c for c in real if c["group"] != "version"]
+    for c in pairs:
+        print(f"   {c['name']:<52} {mmm(sorted(o[0] for o in c['ours'])):>20} {mmm(sorted(r[0] for r in c['ref'])):>22}"
+              f" {mmm(ratios(c, 0)):>20} {mmm(ratios(c, 1)):>16}")
+    med = sorted(statistics.median(ratios(c, 0)) for c in pairs)
+    mem = sorted(statistics.median(ratios(c, 1)) for c in pairs)
+    print(f"   median pair (of {len(pairs)}): wall {statistics.median(med):.1f}× (goal ≥ 50×), peak RSS {statistics.median(mem):.1f}×;"
+          f" worst pair {med[0]:.1f}×, best {med[-1]:.1f}×")
+    pipe = [statistics.median(ratios(c, 0)) for c in pairs if c["group"] == "pipeline"]
+    print(f"   CDK Pipelines app (pipeline), median ratio of each pair: {', '.join(f'{x:.1f}×' for x in pipe)}"
+          f"; lowest {min(pipe):.1f}× (goal ≥ 25×)")
+    v = next(c for c in real if c["group"] == "version")
+    print(f"2. cdkbot version: {mmm(sorted(o[0] for o in v['ours']), '{:.2f}')} ms, "
+          f"{mmm(sorted(o[1] / 1024 for o in v['ours']))} MiB (goal ≤ 5 ms median)")
 print("3. growth, N stacks × 200 resources, one run each side")
 print(f"   {'stacks':>6} {'cdkbot ms':>10} {'cdkbot MiB':>11} {'reference ms':>13} {'reference MiB':>14} {'wall ratio':>11}"
       f" {'RSS ÷ reference':>16} {'cdkbot KiB/stack':>17}")
