@@ -62,3 +62,44 @@ func TestReviewFromGit(t *testing.T) {
 		t.Errorf("default base: %d %s %s", code, stdout[:min(300, len(stdout))], stderr)
 	}
 }
+
+// The demo's repository is on main, as the README's examples say, and reviewing it from its
+// default branch without --base says why there is nothing to compare and what to give instead;
+// a --base that is no branch names the branches there are.
+func TestReviewOnTheDefaultBranchSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	if err := buildDemoRepo(dir); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, "review", "--repo", dir, "--no-color")
+	if code != ExitOK || !strings.HasPrefix(stdout, "cdkbot review: no changes") ||
+		!strings.Contains(stderr, "its own merge base: nothing to compare; give --base (e.g. --base HEAD~1)") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, stdout, _ := run(t, "review", "--repo", dir, "--base", "main~1", "--head", "main"); code != ExitVerdict ||
+		!strings.Contains(stdout, "3 stacks change") {
+		t.Errorf("--base main~1: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := run(t, "review", "--repo", dir, "--base", "master"); code != ExitUsage ||
+		!strings.Contains(stderr, "(branches here: main)") {
+		t.Errorf("--base master: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := run(t, "review", "--repo", t.TempDir()); code != ExitUsage ||
+		!strings.Contains(stderr, "is not in a git repository: run inside one, or name it with --repo DIR") {
+		t.Errorf("not a repository: exit %d\n%s", code, stderr)
+	}
+}
+
+// review --repo applies the head revision's .cdkbot.yml wherever cdkbot runs from (it used to
+// read ./.cdkbot.yml of the current directory, so reviewing another repository had no policy).
+func TestReviewFromGitReadsTheHeadsPolicy(t *testing.T) {
+	dir := t.TempDir()
+	if err := buildDemoRepo(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // no .cdkbot.yml here
+	code, stdout, stderr := run(t, "review", "--repo", dir, "--base", "HEAD~1", "--format", "json")
+	if code != ExitVerdict || !strings.Contains(stdout, `"policy":{`) {
+		t.Errorf("exit %d, no policy in the review:\n%.400s\n%s", code, stdout, stderr)
+	}
+}

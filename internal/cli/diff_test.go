@@ -36,6 +36,10 @@ func TestDiffCommand(t *testing.T) {
 		{"bad glob", []string{"diff", fixture, fixture, "--stacks", "["}, ExitUsage, nil, []string{`--stacks "[" is not a valid glob`}},
 		{"assembly to itself", []string{"diff", fixture, fixture, "--fail"}, ExitOK, []string{"no changes"}, nil},
 		{"stack filter", []string{"diff", fixture, fixture, "--stacks", "Europe"}, ExitOK, []string{"Stack Europe"}, nil},
+		{"a stack filter that matches nothing", []string{"diff", fixture, fixture, "--stacks", "Eurpoe"}, ExitUsage, nil,
+			[]string{`--stacks "Eurpoe" matches no stack (stacks: `}},
+		{"a stack filter that matches nothing, json", []string{"diff", fixture, fixture, "--stacks", "Eurpoe",
+			"--format", "json"}, ExitUsage, nil, []string{`--stacks "Eurpoe" matches no stack`}},
 	}
 	runCases(t, cases)
 	// The stack filter keeps only matching stacks.

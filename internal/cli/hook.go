@@ -73,6 +73,7 @@ func newHookCommand(streams IO) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ropts.ConfigRequired = cmd.Flags().Changed("config")
 			ropts.ConfigCheckout = configCheckout(ropts.ConfigRequired)
+			ropts.ConfigFromHead = !ropts.ConfigRequired // the pushed revision's policy, not the working tree's
 			return runHook(cmd.Context(), streams, ropts)
 		},
 	}

@@ -35,6 +35,7 @@ func newReviewCommand(streams IO) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			view.Format, opts.Log, opts.ConfigRequired = f.value, streams.Err, cmd.Flags().Changed("config")
 			opts.ConfigCheckout = configCheckout(opts.ConfigRequired)
+			opts.ConfigFromHead = !opts.ConfigRequired // reading git: the head revision's .cdkbot.yml
 			return runReview(cmd.Context(), streams, opts, view)
 		},
 	}

@@ -21,6 +21,8 @@ func TestReviewCommand(t *testing.T) {
 			[]string{"✗ gate replace blocks", "✗ gate security-broadening blocks", "· destroy-stateful"}, nil},
 		{"first deployment", []string{"review", "--head-assembly", after, "--config", policy}, ExitOK, []string{"3 stacks change", "policy: 0 error(s)"}, nil},
 		{"no head", []string{"review"}, ExitUsage, nil, []string{"name the change: --head-assembly DIR, or --repo DIR"}},
+		{"a stack filter that matches nothing", []string{"review", "--base-assembly", before, "--head-assembly", after,
+			"--stacks", "ShopNetwrk"}, ExitUsage, nil, []string{`--stacks "ShopNetwrk" matches no stack (stacks: `}},
 		{"stack filter", []string{"review", "--base-assembly", before, "--head-assembly", after, "--stacks", "ShopNetwork"}, ExitOK,
 			[]string{"cdkbot review: safe · 1 stack changes", "Stack ShopNetwork"}, nil},
 		{"unknown gate", []string{"review", "--head-assembly", after, "--fail-on", "everything"}, ExitUsage, nil, []string{`unknown gate "everything"`}},

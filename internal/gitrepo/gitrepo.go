@@ -35,6 +35,9 @@ var openOptions = &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDi
 // Open opens the repository that contains dir: a clone, or a worktree made by git worktree add.
 func Open(dir string) (*Repo, error) {
 	r, err := git.PlainOpenWithOptions(dir, openOptions)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("%s is not in a git repository: run inside one, or name it with --repo DIR", dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
 	}
@@ -56,6 +59,8 @@ func (r *Repo) Resolve(rev string) (string, error) {
 		hint := ""
 		if r.Shallow() {
 			hint = " (this is a shallow clone: fetch more history, e.g. actions/checkout with fetch-depth: 0)"
+		} else if branches := r.branchNames(5); len(branches) > 0 {
+			hint = " (branches here: " + strings.Join(branches, ", ") + ")"
 		}
 		return "", fmt.Errorf("resolve %q: %w%s", rev, err, hint)
 	}
@@ -347,7 +352,9 @@ func (r *Repo) MaterializePaths(rev string, paths []string, dst string) error {
 
 // Init creates a repository in dir (the demo and tests build throwaway repositories).
 func Init(dir string) (*Repo, error) {
-	r, err := git.PlainInit(dir, false)
+	// main, as git init and GitHub name the default branch today (and the README's examples).
+	r, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")}})
 	if err != nil {
 		return nil, fmt.Errorf("init git repository at %s: %w", dir, err)
 	}
@@ -424,4 +431,22 @@ func (r *Repo) files(rev string, limit int) ([]string, error) {
 			out = append(out, name)
 		}
 	}
+}
+
+// branchNames are up to n local branch names, sorted, for an error that names what there is.
+func (r *Repo) branchNames(n int) []string {
+	refs, err := r.repo.Branches()
+	if err != nil {
+		return nil
+	}
+	var names []string
+	_ = refs.ForEach(func(ref *plumbing.Reference) error {
+		names = append(names, ref.Name().Short())
+		return nil
+	})
+	slices.Sort(names)
+	if len(names) > n {
+		names = append(names[:n], "…")
+	}
+	return names
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/assembly"
@@ -49,6 +50,32 @@ func StackFilter(globs []string) func(*assembly.Stack) bool {
 		}
 		return false
 	}
+}
+
+// CheckStacksMatch refuses a --stacks glob that matches no stack of any of the assemblies, as the
+// CDK CLI does: a typo would otherwise select nothing and read as "no changes".
+func CheckStacksMatch(globs []string, assemblies ...*assembly.Assembly) error {
+	var names []string
+	for _, g := range globs {
+		found := false
+		for _, a := range assemblies {
+			if a == nil {
+				continue
+			}
+			for _, s := range a.AllStacks() {
+				if s.Matches(g) {
+					found = true
+				}
+				if len(names) < 10 && !slices.Contains(names, s.DisplayName) {
+					names = append(names, s.DisplayName)
+				}
+			}
+		}
+		if !found {
+			return failure.Usagef("--stacks %q matches no stack (stacks: %s)", g, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 // ReadRepoFacts reads what a repository pins: the aws-cdk CLI from package-lock.json (exact),

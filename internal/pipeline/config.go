@@ -2,14 +2,19 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/checkout"
+	"github.com/cdkbot/cdkbot/internal/commitid"
 	"github.com/cdkbot/cdkbot/internal/config"
 	"github.com/cdkbot/cdkbot/internal/failure"
+	"github.com/cdkbot/cdkbot/internal/gitrepo"
 )
 
 // LoadConfig reads the configuration file (.cdkbot.yml) once for every pipeline: the policy
@@ -48,4 +53,33 @@ func LoadConfig(path, in string, required bool) (policy *aspects.Config, deploy 
 		return nil, config.Deploy{}, true, failure.InputErr(err)
 	}
 	return policy, deploy, true, nil
+}
+
+// loadRevisionConfig reads the policy configuration name (a path relative to the app's
+// directory, dir) from revision rev of dir's repository: never through a link, bounded. A
+// revision without one has no policy.
+func loadRevisionConfig(dir, rev, name string) (*aspects.Config, error) {
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		return nil, failure.Usagef("%v", err)
+	}
+	appRel, err := filepath.Rel(realPath(repo.Root()), realPath(dir))
+	if err != nil || strings.HasPrefix(appRel, "..") || appRel == "." {
+		appRel = ""
+	}
+	at := path.Join(filepath.ToSlash(appRel), filepath.ToSlash(name))
+	raw, err := repo.ReadFile(rev, at, checkout.MaxSettingsFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.As(err, new(*gitrepo.RefusedError)):
+		return nil, failure.InputErr(err)
+	case err != nil:
+		return nil, failure.OperationErr(fmt.Errorf("read %s at %s: %w", at, commitid.Short(rev, commitid.GitHub), err))
+	}
+	policy, _, err := aspects.Load(at, raw)
+	if err != nil {
+		return nil, failure.InputErr(err)
+	}
+	return policy, nil
 }

@@ -35,6 +35,9 @@ func Diff(oldPath, newPath string, stacks []string) (*render.DiffReport, error) 
 		if err != nil {
 			return nil, err
 		}
+		if err := CheckStacksMatch(stacks, oldA, newA); err != nil {
+			return nil, err
+		}
 		// Each stack's templates are let go once it is diffed: memory follows the largest stack.
 		report.Stacks, err = cfndiff.DiffAssemblies(oldA, newA, StackFilter(stacks),
 			cfndiff.Options{ReleaseTemplates: true})
@@ -99,6 +102,9 @@ func DiffTo(w io.Writer, oldPath, newPath string, stacks []string, view DiffView
 func diffStacksTo(w io.Writer, spool *os.File, oldPath, newPath string, stacks []string, view DiffView) (bool, error) {
 	oldA, newA, err := loadBoth(oldPath, newPath)
 	if err != nil {
+		return false, err
+	}
+	if err := CheckStacksMatch(stacks, oldA, newA); err != nil {
 		return false, err
 	}
 	buf := bufio.NewWriterSize(spool, 1<<16)

@@ -34,7 +34,11 @@ type ReviewOptions struct {
 	ConfigRequired bool
 	// ConfigCheckout is a directory of the checkout Config belongs to, read as LoadConfig says
 	// (never through a link out of it); "" when the user named Config on the command line.
-	ConfigCheckout    string
+	ConfigCheckout string
+	// ConfigFromHead reads Config (not named, the default .cdkbot.yml) from the head revision,
+	// in the app's directory, when the review reads git revisions: the policy of the change
+	// under review, wherever cdkbot runs from (not the working tree of the current directory).
+	ConfigFromHead    bool
 	Repo              string
 	FailOn            []string
 	OverrideLabel     string
@@ -67,6 +71,7 @@ type ReviewOptions struct {
 	// this machine).
 	Host       Host
 	synthUsers map[string]*synth.Identity // by side: base, head
+	headRev    string                     // the head commit read from git, when the review reads git
 	sudo       bool                       // the synthesis users are reached through sudo
 	cache      string                     // where assemblies and dependencies are cached ("" for no cache)
 	NoSynth    bool                       // never run the app (pull_request_target)
@@ -143,8 +148,16 @@ func Review(ctx context.Context, opts ReviewOptions) (rep *review.Report, cleanu
 			return nil, cleanup, err
 		}
 	}
+	if err := CheckStacksMatch(opts.Stacks, head, base); err != nil {
+		return nil, cleanup, err
+	}
 	var policy *aspects.Config
-	if policy, _, _, err = LoadConfig(opts.Config, opts.ConfigCheckout, opts.ConfigRequired); err != nil {
+	if opts.ConfigFromHead && opts.headRev != "" && !opts.ConfigRequired {
+		policy, err = loadRevisionConfig(opts.Repo, opts.headRev, opts.Config)
+	} else {
+		policy, _, _, err = LoadConfig(opts.Config, opts.ConfigCheckout, opts.ConfigRequired)
+	}
+	if err != nil {
 		return nil, cleanup, err
 	}
 	var facts compat.RepoFacts
@@ -244,6 +257,11 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 		if opts.Base, err = repo.MergeBase(def, opts.Head); err != nil {
 			return cleanup, failure.Usagef("no --base given and %v", err)
 		}
+		if head, err := repo.Resolve(opts.Head); err == nil && head == opts.Base && opts.Log != nil {
+			// On the default branch itself the merge base is the head: say why nothing changes.
+			fmt.Fprintf(opts.Log, "cdkbot: %s is on %s, its own merge base: nothing to compare; give --base "+
+				"(e.g. --base %s~1) to review its last commit\n", opts.Head, def, opts.Head)
+		}
 	}
 	if !opts.NoSynth {
 		if err := chooseSandbox(ctx, opts); err != nil {
@@ -274,6 +292,9 @@ func materializeRevisions(ctx context.Context, opts *ReviewOptions) (cleanup fun
 		sha, err := repo.Resolve(side.rev)
 		if err != nil {
 			return cleanup, failure.Usagef("%v", err)
+		}
+		if side.name == "head" {
+			opts.headRev = sha
 		}
 		if side.name == "head" && opts.HeadSHA == "" {
 			opts.HeadSHA = sha
