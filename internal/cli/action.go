@@ -85,7 +85,8 @@ func runAction(ctx context.Context, streams IO) error {
 	case "pull_request", "pull_request_review", "pull_request_target":
 		pr, ok := rt.PullRequest()
 		if !ok {
-			return failure.Usagef("the %s event has no pull_request payload", ev)
+			return failure.Usagef("the %s event has no pull_request payload: is GITHUB_EVENT_PATH (%q) the "+
+				"event file of this run?", ev, os.Getenv("GITHUB_EVENT_PATH"))
 		}
 		d, gate, cleanup, err := r.reviewDeps(ctx)
 		if err != nil {

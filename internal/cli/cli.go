@@ -89,7 +89,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	start := time.Now()
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		dbg.Printf("exit 0 after %s", time.Since(start).Round(time.Millisecond))
 		return ExitOK
@@ -101,7 +101,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, "cdkbot: %s\n", render.CleanLines(message(err)))
 	}
 	if failure.Is(err, failure.Usage) || (!ran && code == ExitUsage) {
-		fmt.Fprintln(stderr, "Run 'cdkbot --help' for usage.")
+		help := "cdkbot --help"
+		if cmd != nil && cmd != root {
+			help = cmd.CommandPath() + " --help"
+		}
+		fmt.Fprintf(stderr, "Run '%s' for usage.\n", help)
 	}
 	return code
 }

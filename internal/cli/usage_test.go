@@ -114,3 +114,19 @@ func TestDebugTransport(t *testing.T) {
 		t.Error("a switched-off log changes the client")
 	}
 }
+
+// A usage error points at the help of the command that was run, not the top-level one.
+func TestUsageErrorsPointAtTheirCommandsHelp(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		help string
+	}{
+		{[]string{"diff", "one"}, "Run 'cdkbot diff --help' for usage."},
+		{[]string{"review", "--format", "yaml"}, "Run 'cdkbot review --help' for usage."},
+		{[]string{"nosuch"}, "Run 'cdkbot --help' for usage."},
+	} {
+		if code, _, stderr := run(t, c.args...); code != ExitUsage || !strings.Contains(stderr, c.help) {
+			t.Errorf("%v: exit %d\n%s", c.args, code, stderr)
+		}
+	}
+}

@@ -206,6 +206,10 @@ func bootstrapChecks(in AssemblyInput) []Check {
 		h := head[k]
 		c := Check{Name: "bootstrap " + k, Status: Pass, Finding: fmt.Sprintf("needs bootstrap version ≥ %d", h.version)}
 		bootstrapCmd := "Run `cdk bootstrap " + h.env.String() + "` before merging"
+		if !h.env.AccountKnown() || !h.env.RegionKnown() {
+			// An environment-agnostic stack deploys where the deploy's credentials point.
+			bootstrapCmd = "Run `cdk bootstrap` with the credentials and region the deploy uses before merging"
+		}
 		if b, ok := base[k]; !ok && in.Base != nil {
 			c.Status, c.Finding, c.Action = Warn, fmt.Sprintf("a new environment: needs bootstrap version ≥ %d", h.version),
 				bootstrapCmd+" if it is not bootstrapped yet"

@@ -164,3 +164,16 @@ func TestCompatFixturesAgainstToday(t *testing.T) {
 		}
 	}
 }
+
+// An environment-agnostic stack in an environment the base did not have is bootstrapped where
+// the deploy's credentials point: the advice is plain `cdk bootstrap`, never a command naming
+// aws://unknown-account/unknown-region, which cannot run.
+func TestBootstrapAdviceForAgnosticStacks(t *testing.T) {
+	t.Parallel()
+	checks := CheckAssemblies(AssemblyInput{Base: fixture(t, "aws-cdk-core@1.204.0/multi-env"),
+		Head: fixture(t, "aws-cdk-lib@2.276.0/multi-env"), ToolSchemaMax: 55})
+	c := find(t, checks, "bootstrap aws://unknown-account/unknown-region")
+	if strings.Contains(c.Action, "unknown-account") || !strings.Contains(c.Action, "`cdk bootstrap` with") {
+		t.Errorf("agnostic bootstrap advice: %+v", c)
+	}
+}

@@ -49,7 +49,7 @@ type fanOutMatrix struct {
 	} `json:"matrix"`
 	Unchanged []matrixLeg `json:"unchanged"`
 	// Removed are the legs of apps only the base has: nothing to run, their stacks left deployed.
-	Removed []matrixLeg `json:"removed,omitempty"`
+	Removed []matrixLeg `json:"removed"`
 }
 
 var artifactUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -82,7 +82,7 @@ func toMatrixLeg(l apps.Leg) matrixLeg {
 // FanOutMatrix writes the fan-out as one line of JSON for $GITHUB_OUTPUT.
 func FanOutMatrix(w io.Writer, f FanOut) error {
 	m := fanOutMatrix{Key: f.Key, Base: f.Base, Head: f.Head}
-	m.Legs.Include, m.Unchanged = []matrixLeg{}, []matrixLeg{}
+	m.Legs.Include, m.Unchanged, m.Removed = []matrixLeg{}, []matrixLeg{}, []matrixLeg{}
 	for _, l := range f.Legs {
 		switch l.Status {
 		case apps.Unchanged:
