@@ -103,3 +103,15 @@ func TestReviewFromGitReadsTheHeadsPolicy(t *testing.T) {
 		t.Errorf("exit %d, no policy in the review:\n%.400s\n%s", code, stdout, stderr)
 	}
 }
+
+// A bad setting is refused before any revision is read: nothing about the head is logged first.
+func TestReviewRefusesBadSettingsBeforeReadingGit(t *testing.T) {
+	dir := t.TempDir()
+	if err := buildDemoRepo(dir); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "review", "--repo", dir, "--base", "HEAD~1", "--fail-on", "bogus")
+	if code != ExitUsage || !strings.Contains(stderr, `unknown gate "bogus"`) || strings.Contains(stderr, "head (") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+}

@@ -103,21 +103,7 @@ type ReviewOptions struct {
 // use case. cleanup removes temporary checkouts; call it once the report is rendered.
 func Review(ctx context.Context, opts ReviewOptions) (rep *review.Report, cleanup func(), err error) {
 	cleanup = func() {}
-	// --repo alone reviews HEAD against its merge base with the default branch.
-	gitMode := opts.Base != "" || opts.Head != "" ||
-		(opts.Repo != "" && opts.HeadAssembly == "" && opts.BaseAssembly == "")
-	switch {
-	case gitMode && opts.HeadAssembly != "":
-		return nil, cleanup, failure.Usagef("give either git revisions (--base/--head) or assembly directories " +
-			"(--base-assembly/--head-assembly), not both")
-	case gitMode:
-		if cleanup, err = materializeRevisions(ctx, &opts); err != nil {
-			return nil, cleanup, err
-		}
-	case opts.HeadAssembly == "":
-		return nil, cleanup, failure.Usagef("name the change: --head-assembly DIR, " +
-			"or --repo DIR with --base REF and --head REF")
-	}
+	// The settings first: a bad one is said before any revision is read or synthesized.
 	if err := review.ValidateGates(opts.FailOn); err != nil {
 		return nil, cleanup, failure.Usagef("--fail-on: %v", err)
 	}
@@ -137,6 +123,21 @@ func Review(ctx context.Context, opts ReviewOptions) (rep *review.Report, cleanu
 	default:
 		return nil, cleanup, failure.Usagef("--base-failure %q: use fail (block the review) "+
 			"or first-deployment (review against nothing)", opts.BaseFailure)
+	}
+	// --repo alone reviews HEAD against its merge base with the default branch.
+	gitMode := opts.Base != "" || opts.Head != "" ||
+		(opts.Repo != "" && opts.HeadAssembly == "" && opts.BaseAssembly == "")
+	switch {
+	case gitMode && opts.HeadAssembly != "":
+		return nil, cleanup, failure.Usagef("give either git revisions (--base/--head) or assembly directories " +
+			"(--base-assembly/--head-assembly), not both")
+	case gitMode:
+		if cleanup, err = materializeRevisions(ctx, &opts); err != nil {
+			return nil, cleanup, err
+		}
+	case opts.HeadAssembly == "":
+		return nil, cleanup, failure.Usagef("name the change: --head-assembly DIR, " +
+			"or --repo DIR with --base REF and --head REF")
 	}
 	head, err := LoadAssembly(opts.HeadAssembly)
 	if err != nil {
