@@ -198,7 +198,8 @@ func loadBoth(oldPath, newPath string) (*assembly.Assembly, *assembly.Assembly, 
 func isDir(p string) (bool, error) {
 	info, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, failure.Usagef("%s: no such file or directory", p)
+		return false, failure.Usagef("%s: no such file or directory; name two templates (.json, .yaml) or two "+
+			"cloud assembly directories (usually cdk.out)", p)
 	}
 	if err != nil {
 		return false, failure.Usagef("%s: %v", p, err)
