@@ -242,3 +242,37 @@ func TestMergeDeployOfALegLabelApprovesNothing(t *testing.T) {
 		t.Errorf("%v, approved %v\n%s", err, dep.approved, f.r)
 	}
 }
+
+// Two fan-outs on one pull request (two workflows, keyed cdk and cdk/review) can name one leg
+// key: app review/shop of cdk and app shop of cdk/review are both cdk/review/shop/dev (app names
+// come from the pull request's directories and .cdkbot.yml). The deploy of cdk/review's leg must
+// not take the other fan-out's passing record of another app for its own blocked one, whichever
+// combined comment is newer: two records of one key are refused.
+func TestMergeDeployRefusesALegKeyTwoFanOutsRecord(t *testing.T) {
+	for _, newerPasses := range []bool{true, false} {
+		f := newFanOutAttack(t)
+		mine := render.FanOut{Plan: apps.NewPlan("cdk/review", []apps.App{{Name: "shop", Dir: "shop",
+			Environments: []apps.Environment{{Name: "dev"}}}}, apps.Keys{"shop": "1"}, apps.Keys{"shop": "2"}, "")}
+		other := render.FanOut{Plan: apps.NewPlan("cdk", []apps.App{{Name: "review/shop", Dir: "review/shop",
+			Environments: []apps.Environment{{Name: "dev"}}}}, apps.Keys{"review/shop": "1"},
+			apps.Keys{"review/shop": "2"}, "")}
+		if mine.Legs[0].Key != other.Legs[0].Key {
+			t.Fatalf("no collision: %s, %s", mine.Legs[0].Key, other.Legs[0].Key)
+		}
+		key := mine.Legs[0].Key
+		first, second := func() { f.fanIn(mine, "", recordedLeg(t, key, f.ids, true)) },
+			func() { f.fanIn(other, "", recordedLeg(t, key, f.ids, false)) }
+		if !newerPasses {
+			first, second = second, first
+		}
+		first()
+		second()
+		if len(f.srv.Comments[7]) != 2 {
+			t.Fatalf("%d comments", len(f.srv.Comments[7]))
+		}
+		if deployed, _ := f.deploy(key); deployed {
+			t.Errorf("newer passes %v: one fan-out's record of %s outvoted the other's blocked one\n%s",
+				newerPasses, key, f.r)
+		}
+	}
+}
