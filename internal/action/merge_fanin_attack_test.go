@@ -276,3 +276,28 @@ func TestMergeDeployRefusesALegKeyTwoFanOutsRecord(t *testing.T) {
 		}
 	}
 }
+
+// An app hidden from review (apps.ignore at the head: the plan reports it removed, and nothing
+// deploys it) changes meanwhile; a later pull request brings it back, and its leg's review, whose
+// base already holds the hidden change, shows no difference. The deploy of that leg is bound to
+// the base its review compared with: every stack must run that base before it deploys, so a stack
+// still running what it ran before the hidden change is refused by the deploy, not updated.
+func TestMergeDeployOfALegIsBoundToItsReviewsBase(t *testing.T) {
+	f := newFanOutAttack(t)
+	based := map[string]review.Identity{}
+	for id, v := range f.ids {
+		v.Base = "base-" + id
+		based[id] = v
+	}
+	f.fanIn(shopPlan("dev", "prod"), "", recordedLeg(t, "cdk/review/shop/dev", based, false),
+		recordedLeg(t, "cdk/review/shop/prod", f.ids, false))
+	deployed, dep := f.deploy("cdk/review/shop/dev")
+	if !deployed {
+		t.Fatalf("refused\n%s", f.r)
+	}
+	for id := range f.ids {
+		if got := dep.running[0][id]; got.Digest != "base-"+id || got.Absent {
+			t.Errorf("%s deploys expecting %+v to run, not its leg's review's base", id, got)
+		}
+	}
+}
