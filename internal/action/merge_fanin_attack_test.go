@@ -270,9 +270,13 @@ func TestMergeDeployRefusesALegKeyTwoFanOutsRecord(t *testing.T) {
 		if len(f.srv.Comments[7]) != 2 {
 			t.Fatalf("%d comments", len(f.srv.Comments[7]))
 		}
-		if deployed, _ := f.deploy(key); deployed {
-			t.Errorf("newer passes %v: one fan-out's record of %s outvoted the other's blocked one\n%s",
-				newerPasses, key, f.r)
+		// The leg's own deploy, and a deploy whose key names no leg (compared with every leg's review,
+		// where the blocked one must not be dropped for the other of the same key).
+		for _, deployKey := range []string{key, "infra/deploy"} {
+			if deployed, _ := f.deploy(deployKey); deployed {
+				t.Errorf("newer passes %v, deploy key %s: one fan-out's record of %s outvoted the other's blocked "+
+					"one\n%s", newerPasses, deployKey, key, f.r)
+			}
 		}
 	}
 }
@@ -321,5 +325,23 @@ func TestMergeDeployOfAForksFannedOutReviewRefuses(t *testing.T) {
 	}
 	if deployed, _ := f.deploy("cdk/review/shop/dev"); deployed {
 		t.Errorf("a fork's merged pull request deployed with no review recorded\n%s", f.r)
+	}
+}
+
+// The same collision with one record: fan-out cdk/review's leg cdk/review/shop/dev sent no report
+// (its app made its synthesis fail), and fan-out cdk recorded its app review/shop under that very
+// key. Nothing may stand for a leg of a fanned-out review whose own review is not there.
+func TestMergeDeployRefusesALegKeyAnotherFanOutRecordsAlone(t *testing.T) {
+	f := newFanOutAttack(t)
+	mine := render.FanOut{Plan: apps.NewPlan("cdk/review", []apps.App{{Name: "shop", Dir: "shop",
+		Environments: []apps.Environment{{Name: "dev"}}}}, apps.Keys{"shop": "1"}, apps.Keys{"shop": "2"}, "")}
+	other := render.FanOut{Plan: apps.NewPlan("cdk", []apps.App{{Name: "review/shop", Dir: "review/shop",
+		Environments: []apps.Environment{{Name: "dev"}}}}, apps.Keys{"review/shop": "1"},
+		apps.Keys{"review/shop": "2"}, "")}
+	key := mine.Legs[0].Key
+	f.fanIn(mine, "")
+	f.fanIn(other, "", recordedLeg(t, key, f.ids, false))
+	if deployed, _ := f.deploy(key); deployed {
+		t.Errorf("fan-out cdk's record of app review/shop stood for cdk/review's leg that never reported\n%s", f.r)
 	}
 }
