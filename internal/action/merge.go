@@ -243,11 +243,21 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 		c.bound = true // a pull request cdkbot reviewed, even where it cannot verify the review
 		latest, fannedOut, unreadable := latestReviews(pr.Number, bodies, parts)
 		keys := slices.Sorted(maps.Keys(latest))
+		legOf := slices.DeleteFunc(slices.Clone(fannedOut), func(k string) bool {
+			return !strings.HasPrefix(m.in.Key, k+"/")
+		})
 		switch _, own := latest[m.in.Key]; {
 		case len(unreadable) > 0:
 			// Never a partial comparison: a combined review whose records cannot be read whole
 			// stands for none of its legs, and nothing else may stand in for them.
 			c.lines = append(c.lines, unreadable...)
+			continue
+		case len(legOf) > 1:
+			// Fan-outs keyed cdk and cdk/review both name a leg cdk/review/shop/dev (apps
+			// review/shop and shop): one's record cannot tell which app it is of.
+			c.lines = append(c.lines, fmt.Sprintf("#%d's combined reviews %s each hold legs keyed like %s: give the "+
+				"fan-outs keys that are not each other's prefix (cdkbot apps --key)", pr.Number,
+				strings.Join(legOf, " and "), m.in.Key))
 			continue
 		case own:
 			// A deploy leg (key input: the leg's key) is bound to its own leg's review alone.
@@ -290,7 +300,8 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 // be read back.
 func latestReviews(pr int, bodies, parts []string) (latest map[string]render.Marker, fannedOut, unreadable []string) {
 	latest = map[string]render.Marker{}
-	newest := map[string]int{} // by marker key: only the newest comment of a key is its word
+	newest := map[string]int{}        // by marker key: only the newest comment of a key is its word
+	recordedBy := map[string]string{} // leg key → the key of the combined review recording it
 	for i, b := range bodies {
 		mk, _ := render.ParseMarker(b)
 		newest[mk.Key] = i
@@ -311,9 +322,18 @@ func latestReviews(pr int, bodies, parts []string) (latest map[string]render.Mar
 		}
 		fannedOut = append(fannedOut, mk.Key)
 		for _, leg := range legs {
-			if strings.HasPrefix(leg.Key, mk.Key+"/") { // a leg of this review, not another key's
-				latest[leg.Key] = leg
+			if !strings.HasPrefix(leg.Key, mk.Key+"/") { // a leg of this review, not another key's
+				continue
 			}
+			if by, ok := recordedBy[leg.Key]; ok && by != mk.Key {
+				// Two fan-outs (cdk and cdk/review, with an app review/shop and an app shop) name
+				// one leg key: neither record may stand for the other's app.
+				unreadable = append(unreadable, fmt.Sprintf("#%d's combined reviews %s and %s both record a leg "+
+					"keyed %s: give the fan-outs keys that are not each other's prefix (cdkbot apps --key)", pr,
+					by, mk.Key, leg.Key))
+			}
+			recordedBy[leg.Key] = mk.Key
+			latest[leg.Key] = leg
 		}
 	}
 	return latest, fannedOut, unreadable

@@ -25,6 +25,7 @@ type fakeDeployer struct {
 	policy    *aspects.Config
 	approved  []bool
 	templates []map[string][]byte // what each Deploy was given to deploy
+	running   []map[string]deployplan.Expectation
 }
 
 func (f *fakeDeployer) Assembly(context.Context) (*assembly.Assembly, error) { return f.a, nil }
@@ -33,6 +34,7 @@ func (f *fakeDeployer) Policy() (*aspects.Config, error)                     { r
 func (f *fakeDeployer) Deploy(_ context.Context, _ *assembly.Assembly, req DeployRequest) (*deployplan.Report, error) {
 	f.approved = append(f.approved, req.Approved)
 	f.templates = append(f.templates, req.Templates)
+	f.running = append(f.running, req.Running)
 	return &deployplan.Report{}, nil
 }
 
