@@ -236,6 +236,13 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 				parts = append(parts, b)
 			}
 		}
+		if len(bodies) == 0 && pr.Fork {
+			// A fork's token cannot comment: its review, if any, is one cdkbot cannot verify.
+			c.bound = true
+			c.lines = append(c.lines, fmt.Sprintf("#%d is from a fork and has no review cdkbot wrote: a fork's review "+
+				"cannot be verified (review it again from a branch of this repository, or deploy by hand)", pr.Number))
+			continue
+		}
 		if len(bodies) == 0 {
 			c.lines = append(c.lines, fmt.Sprintf("#%d has no cdkbot review", pr.Number))
 			continue

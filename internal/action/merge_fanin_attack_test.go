@@ -308,13 +308,9 @@ func TestMergeDeployOfALegIsBoundToItsReviewsBase(t *testing.T) {
 
 // A fork's pull request, reviewed fanned out under pull_request: the fork's token cannot write,
 // so the fan-in posts nothing (ReadOnly) and records nothing. The merge deploy of a leg then finds
-// no cdkbot review at all and, under on-unreviewed: warn (the default), deploys the fork's code
-// with a warning, although "a fork's review stops the deploy whatever on-unreviewed says".
+// no cdkbot review at all; it used to deploy the fork's code with a warning under on-unreviewed:
+// warn (the default). A fork's pull request without cdkbot's comment is a fork's review: refused.
 func TestMergeDeployOfAForksFannedOutReviewRefuses(t *testing.T) {
-	t.Skip("attack: a fork's review under pull_request leaves no comment, so its merge reads as unreviewed and " +
-		"on-unreviewed: warn deploys it; refusing needs the merged pull request's fork flag (MergedPullRequests " +
-		"does not set Facts.Fork) and a decision that a fork's pull request without a comment is a fork's review, " +
-		"not an unreviewed one: design (on-unreviewed: refuse, as the README's fan-out workflow sets, holds)")
 	f := newFanOutAttack(t)
 	f.srv.Pulls[7].HeadRepo = "mallory/shop"
 	_ = FanIn(context.Background(), Deps{GitHub: f.gh, Runner: f.r}, FanInRequest{PR: 7, HeadSHA: "h7",

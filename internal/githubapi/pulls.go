@@ -162,6 +162,8 @@ func (c *Client) MergedPullRequests(ctx context.Context, base string, shas []str
 				Facts: pullrequest.Facts{
 					Number: pr.GetNumber(), Author: pr.GetUser().GetLogin(),
 					HeadSHA: pr.GetHead().GetSHA(), MergeCommitSHA: pr.GetMergeCommitSHA(),
+					// A deleted fork has no head repository: counted a fork (fail closed).
+					Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName(),
 				},
 				Title: pr.GetTitle(), BaseRef: pr.GetBase().GetRef(),
 			}
