@@ -36,6 +36,7 @@ type Runner interface {
 type Comments interface {
 	UpsertComment(ctx context.Context, number int, body string, ours func(body string) bool) (githubapi.Result, error)
 	OwnCommentBodies(ctx context.Context, number int, ours func(body string) bool) ([]string, error)
+	OwnCommentsWithEditors(ctx context.Context, number int, ours func(body string) bool) ([]githubapi.OwnComment, error)
 	LatestOwnComment(ctx context.Context, number int, ours func(body string) bool) (githubapi.Comment, bool, error)
 }
 

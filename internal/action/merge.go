@@ -218,7 +218,7 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 	for _, pr := range m.prs {
 		// The review comments, and the comments holding the identities of a review too large to
 		// hold them itself, in one reading.
-		all, err := m.d.GitHub.OwnCommentBodies(ctx, pr.Number, func(b string) bool {
+		all, err := m.d.GitHub.OwnCommentsWithEditors(ctx, pr.Number, func(b string) bool {
 			if mk, ok := render.ParseMarker(b); ok {
 				return !strings.HasPrefix(mk.Key, deployKeyPrefix)
 			}
@@ -226,10 +226,31 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 			return ok
 		})
 		if err != nil {
-			m.warn(fmt.Sprintf("could not read the review of #%d", pr.Number), err)
+			// Fail closed: a review whose comments, or who last edited them, cannot be read may
+			// be one that binds this deploy, or one a collaborator rewrote.
+			c.bound = true
+			c.lines = append(c.lines, fmt.Sprintf("cdkbot could not read #%d's review, or who last edited it (%v): "+
+				"nothing can be compared with it", pr.Number, err))
+			continue
+		}
+		// A collaborator with write access can edit cdkbot's own comment (a marker's identities, its
+		// "blocked"), and GitHub still names cdkbot its author: a review comment someone else edited
+		// last is not cdkbot's word. cdkbot's own edits (a review again) are.
+		var editors []string
+		for _, cm := range all {
+			if cm.EditedBy != "" && !slices.Contains(editors, "@"+cm.EditedBy) {
+				editors = append(editors, "@"+cm.EditedBy)
+			}
+		}
+		if len(editors) > 0 {
+			c.bound = true
+			c.lines = append(c.lines, fmt.Sprintf("#%d's cdkbot review was edited by %s: review it again "+
+				"(/cdkbot review) before deploying", pr.Number, strings.Join(editors, ", ")))
+			continue
 		}
 		var bodies, parts []string
-		for _, b := range all {
+		for _, cm := range all {
+			b := cm.Body
 			if _, ok := render.ParseMarker(b); ok {
 				bodies = append(bodies, b)
 			} else {

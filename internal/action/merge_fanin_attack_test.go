@@ -116,17 +116,16 @@ func TestMergeDeployIgnoresAForgedCombinedMarker(t *testing.T) {
 
 // A combined comment cdkbot wrote and a user with write access edited (GitHub lets them edit any
 // comment) reads as cdkbot's: the REST API does not say a comment was edited, nor by whom.
+// GraphQL's editor does: a review comment someone else edited last is refused, naming them.
 func TestMergeDeployRefusesAnEditedCombinedComment(t *testing.T) {
-	t.Skip("attack: a collaborator can edit cdkbot's combined comment (as any review comment) to record the " +
-		"blocked leg as passed, and the deploy follows it; telling an edit apart needs GraphQL's editor/" +
-		"lastEditedAt on every review comment read, or a marker signed with a secret the PR cannot read: design")
 	f := newFanOutAttack(t)
 	plan := shopPlan("dev", "prod")
 	f.fanIn(plan, "", recordedLeg(t, "cdk/review/shop/dev", f.ids, false),
 		recordedLeg(t, "cdk/review/shop/prod", f.ids, true))
-	f.srv.Comments[7][0].Body = combinedBody(t, plan, recordedLeg(t, "cdk/review/shop/dev", f.ids, false),
-		recordedLeg(t, "cdk/review/shop/prod", f.ids, false))
-	if deployed, _ := f.deploy("cdk/review/shop/prod"); deployed {
+	f.srv.Edit(f.srv.Comments[7][0], "maintainer", combinedBody(t, plan,
+		recordedLeg(t, "cdk/review/shop/dev", f.ids, false), recordedLeg(t, "cdk/review/shop/prod", f.ids, false)))
+	if deployed, _ := f.deploy("cdk/review/shop/prod"); deployed || !f.r.has("#7's cdkbot review was edited by "+
+		"@maintainer: review it again (/cdkbot review) before deploying") {
 		t.Errorf("an edited combined comment deployed the blocked leg\n%s", f.r)
 	}
 }

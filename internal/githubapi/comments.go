@@ -169,3 +169,111 @@ func (c *Client) LatestOwnComment(
 	}
 	return Comment{Body: newest.GetBody(), Updated: updated}, true, nil
 }
+
+// OwnComment is one of the token's own comments as the deploy reads it: its body, and who last
+// edited it when that was not the token's identity. A collaborator with write access can edit
+// any comment, and REST still names the token's identity its author: only GraphQL's editor tells.
+type OwnComment struct {
+	Body string
+	// EditedBy is the login of the last editor when another identity edited the comment last
+	// ("ghost" when GitHub no longer knows the account); "" when nobody else did.
+	EditedBy string
+}
+
+// OwnCommentsWithEditors returns the token's own comments on pull request number that ours
+// accepts, oldest first, each with who last edited it when that was someone else. The bodies are
+// read first (REST) and their editors after (GraphQL, PullRequest.comments), so an edit made
+// before a body was read shows; a comment read whose editor GraphQL does not answer for is an
+// error, never an unedited comment.
+func (c *Client) OwnCommentsWithEditors(
+	ctx context.Context, number int, ours func(body string) bool,
+) ([]OwnComment, error) {
+	mine, err := c.ownComments(ctx, number, ours)
+	if err != nil || len(mine) == 0 {
+		return nil, err
+	}
+	login, err := c.Login(ctx)
+	if err != nil {
+		return nil, err
+	}
+	editors, err := c.commentEditors(ctx, number)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OwnComment, 0, len(mine))
+	for _, cm := range mine {
+		e, ok := editors[cm.GetNodeID()]
+		if !ok || cm.GetNodeID() == "" {
+			return nil, fmt.Errorf("who last edited comment %d of #%d: GitHub's GraphQL API did not list it",
+				cm.GetID(), number)
+		}
+		oc := OwnComment{Body: cm.GetBody()}
+		if e.LastEditedAt != nil || e.Editor != nil {
+			switch {
+			case e.Editor == nil || e.Editor.Login == "":
+				oc.EditedBy = "ghost" // edited by an account GitHub no longer shows
+			case !SameLogin(e.Editor.Login, login):
+				oc.EditedBy = e.Editor.Login
+			}
+		}
+		out = append(out, oc)
+	}
+	return out, nil
+}
+
+// commentEdit is what GraphQL says of one comment's last edit.
+type commentEdit struct {
+	ID           string  `json:"id"`
+	LastEditedAt *string `json:"lastEditedAt"`
+	Editor       *struct {
+		Login string `json:"login"`
+	} `json:"editor"`
+}
+
+// commentEditors reads, by node id, every comment of pull request number's last edit: all pages
+// of PullRequest.comments (at most maxPages).
+func (c *Client) commentEditors(ctx context.Context, number int) (map[string]commentEdit, error) {
+	const query = "query($owner: String!, $repo: String!, $number: Int!, $after: String) { " +
+		"repository(owner: $owner, name: $repo) { pullRequest(number: $number) { " +
+		"comments(first: 100, after: $after) { pageInfo { hasNextPage endCursor } " +
+		"nodes { id lastEditedAt editor { login } } } } } }"
+	out := map[string]commentEdit{}
+	var after any
+	for page := 1; ; page++ {
+		if page > maxPages {
+			return nil, errTooManyPages
+		}
+		var data struct {
+			Repository *struct {
+				PullRequest *struct {
+					Comments struct {
+						PageInfo struct {
+							HasNextPage bool   `json:"hasNextPage"`
+							EndCursor   string `json:"endCursor"`
+						} `json:"pageInfo"`
+						Nodes []commentEdit `json:"nodes"`
+					} `json:"comments"`
+				} `json:"pullRequest"`
+			} `json:"repository"`
+		}
+		err := c.graphql(ctx, fmt.Sprintf("who last edited the comments of #%d (GraphQL)", number), query,
+			map[string]any{"owner": c.owner, "repo": c.repo, "number": number, "after": after}, &data)
+		if err != nil {
+			return nil, err
+		}
+		if data.Repository == nil || data.Repository.PullRequest == nil {
+			return nil, fmt.Errorf("who last edited the comments of #%d (GraphQL): no such pull request", number)
+		}
+		cs := data.Repository.PullRequest.Comments
+		for _, n := range cs.Nodes {
+			out[n.ID] = n
+		}
+		if !cs.PageInfo.HasNextPage {
+			return out, nil
+		}
+		if cs.PageInfo.EndCursor == "" {
+			return nil, fmt.Errorf("who last edited the comments of #%d (GraphQL): a next page without a cursor", number)
+		}
+		after = cs.PageInfo.EndCursor
+	}
+}

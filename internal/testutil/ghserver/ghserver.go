@@ -63,6 +63,10 @@ type Comment struct {
 	// Created and Updated come from the server's clock (Now), as GitHub's created_at and
 	// updated_at do: an edit moves Updated.
 	Created, Updated time.Time
+	// Editor is who last edited the body, as GraphQL's IssueComment.editor names the account
+	// (a bot without "[bot]"), and LastEdited when (lastEditedAt); "" and zero until an edit.
+	Editor     string
+	LastEdited time.Time
 }
 
 // PullRequest is a stored pull request.
@@ -261,6 +265,20 @@ func (s *Server) addComment(issue int, login, body string) *Comment {
 	return c
 }
 
+// Edit replaces the body of comment c as login (a REST login), now: what a collaborator with
+// write access can do to any comment, cdkbot's too. GitHub keeps the author and records the
+// editor, as GraphQL shows it.
+func (s *Server) Edit(c *Comment, login, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.edit(c, login, body)
+}
+
+func (s *Server) edit(c *Comment, login, body string) {
+	c.Body, c.Updated = body, s.tick()
+	c.Editor, c.LastEdited = strings.TrimSuffix(login, "[bot]"), c.Updated
+}
+
 // CallsSince returns the calls after the first n.
 func (s *Server) CallsSince(n int) []string {
 	s.mu.Lock()
@@ -317,6 +335,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if !authed {
 			writeJSON(rec, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
 			break
+		}
+		if script := s.Fail[key]; len(script) > 0 {
+			s.Fail[key] = script[1:]
+			w.WriteHeader(script[0].Status)
+			fmt.Fprint(w, script[0].Body)
+			return
 		}
 		if !s.serveGraphQL(w, rec, who, body) {
 			return
@@ -442,6 +466,8 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, rec *httptest.ResponseRecor
 	data := map[string]any{}
 	logOperation(&ghspec.Operation{ID: "graphql", Method: "POST", Template: strings.Join(strings.Fields(req.Query), " ")})
 	switch {
+	case strings.Contains(req.Query, "pullRequest(number:") && strings.Contains(req.Query, "lastEditedAt"):
+		data["repository"] = s.commentEditsJSON(req.Variables)
 	case strings.Contains(req.Query, "viewer"):
 		data["viewer"] = map[string]any{"login": who.Login}
 	case strings.Contains(req.Query, "minimizeComment"):
@@ -471,6 +497,40 @@ func (s *Server) serveGraphQL(w http.ResponseWriter, rec *httptest.ResponseRecor
 	}
 	writeJSON(rec, http.StatusOK, map[string]any{"data": data})
 	return true
+}
+
+// commentEditsJSON answers repository.pullRequest(number).comments(first: 100, after) with each
+// comment's id, lastEditedAt and editor, paginated like GitHub (the cursor is opaque to the client).
+func (s *Server) commentEditsJSON(vars map[string]any) any {
+	n, _ := vars["number"].(float64)
+	pr, ok := s.Pulls[int(n)]
+	if !ok {
+		return map[string]any{"pullRequest": nil}
+	}
+	start := 0
+	if after, ok := vars["after"].(string); ok {
+		i, err := strconv.Atoi(strings.TrimPrefix(after, "cursor:"))
+		if err != nil {
+			s.t.Errorf("ghserver: a cursor the fake never gave: %q", after)
+		}
+		start = i
+	}
+	all := s.Comments[pr.Number]
+	start = min(start, len(all))
+	end := min(start+min(100, s.PerPage), len(all))
+	nodes := []any{}
+	for _, c := range all[start:end] {
+		node := map[string]any{"id": c.NodeID, "lastEditedAt": nil, "editor": nil}
+		if c.Editor != "" {
+			node["lastEditedAt"], node["editor"] = c.LastEdited.Format(time.RFC3339), map[string]any{"login": c.Editor}
+		}
+		nodes = append(nodes, node)
+	}
+	return map[string]any{"pullRequest": map[string]any{"comments": map[string]any{
+		"pageInfo": map[string]any{"hasNextPage": end < len(all) || s.EndlessPages,
+			"endCursor": "cursor:" + strconv.Itoa(end)},
+		"nodes": nodes,
+	}}}
 }
 
 // serveREST acts on a described request and writes GitHub's answer.
@@ -520,7 +580,7 @@ func (s *Server) serveREST(
 						writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration"})
 						return
 					}
-					c.Body, c.Updated = str("body"), s.tick()
+					s.edit(c, who.REST(), str("body"))
 					writeJSON(w, http.StatusOK, s.commentJSON(n, c))
 					return
 				}
