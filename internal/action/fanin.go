@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/apps"
 	"github.com/cdkbot/cdkbot/internal/githubapi"
@@ -193,44 +192,19 @@ func postFanInIdentities(ctx context.Context, d Deps, number int, parts []string
 // maxFanInAnnotations bounds the check run's annotations (GitHub takes them 50 per request).
 const maxFanInAnnotations = 200
 
-// fanInCheckRun reports the combined verdict as one check run on the head, as checkRun does for
-// one review: trouble with GitHub is a warning, since the job's exit code carries the verdict.
+// fanInCheckRun reports the combined verdict as one check run on the head (postCheckRun).
 func fanInCheckRun(ctx context.Context, d Deps, g Gate, c apps.Combined) {
-	name := g.CheckName
-	switch name {
-	case "off":
+	if g.CheckName == "off" {
 		return
-	case "":
-		name = DefaultCheckName
-	}
-	conclusion := "success"
-	if c.Failed() {
-		conclusion = "failure"
 	}
 	var summary bytes.Buffer
 	if err := render.FanInMarkdown(&summary, c, githubapi.CheckTextLimit-1024); err != nil {
 		d.Runner.Warning("cdkbot: could not render the check run: %v", err)
 		return
 	}
-	text := summary.String()
-	if i := strings.IndexByte(text, '\n'); strings.HasPrefix(text, render.MarkerPrefix) && i >= 0 {
-		text = text[i+1:] // the check run is not where the deploy looks for reviews: no marker
-	}
-	run := githubapi.CheckRun{
-		Name: name, HeadSHA: c.HeadSHA, ExternalID: githubapi.CheckRunExternalID(c.Key, c.HeadSHA, g.Run),
-		DetailsURL: g.RunURL, Conclusion: conclusion, Title: render.FanInHeadline(c), Summary: text,
-		Annotations: fanInAnnotations(c),
-	}
-	url, err := d.GitHub.CompleteCheckRun(ctx, run)
-	switch {
-	case githubapi.CannotWrite(err):
-		d.Runner.Notice("cdkbot: the token cannot create check runs (it needs `checks: write`), " +
-			"so the verdict is this job's exit code")
-	case err != nil:
-		d.Runner.Warning("cdkbot: check run %s: %v; the verdict is this job's exit code", name, err)
-	default:
-		d.Runner.Notice("cdkbot: check run %s: %s (%s)", name, conclusion, url)
-	}
+	postCheckRun(ctx, d, g, githubapi.CheckRun{HeadSHA: c.HeadSHA,
+		ExternalID: githubapi.CheckRunExternalID(c.Key, c.HeadSHA, g.Run), Title: render.FanInHeadline(c),
+		Summary: summary.String(), Annotations: fanInAnnotations(c)}, c.Failed())
 }
 
 // fanInAnnotations point each blocking gate of each leg, and each leg without a valid report,

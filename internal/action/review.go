@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -374,23 +375,10 @@ func postIdentities(ctx context.Context, d Deps, number int, rep *review.Report,
 	return nil
 }
 
-// checkRun reports the verdict as a check run on sha. A token that cannot write checks (a
-// fork's, or one without checks: write) leaves the verdict to the job's exit code, with a
-// notice; GitHub trouble is a warning, since the exit code carries the verdict anyway. When the
-// check run could not be created and an earlier run's check run on sha was made to carry this
-// verdict instead, a warning says which; when even that failed, an error says the commit may
-// show an earlier verdict (the job still fails when this verdict does).
+// checkRun reports the review's verdict as a check run on sha (postCheckRun).
 func checkRun(ctx context.Context, d Deps, g Gate, rep *review.Report, sha string) {
-	name := g.CheckName
-	switch name {
-	case "off":
+	if g.CheckName == "off" {
 		return
-	case "":
-		name = DefaultCheckName
-	}
-	conclusion := "success"
-	if rep.Failed() {
-		conclusion = "failure"
 	}
 	var summary bytes.Buffer
 	if err := render.ReviewComment(&summary, rep,
@@ -398,16 +386,25 @@ func checkRun(ctx context.Context, d Deps, g Gate, rep *review.Report, sha strin
 		d.Runner.Warning("cdkbot: could not render the check run: %v", err)
 		return
 	}
-	// The check run is not where the deploy looks for reviews: no marker.
-	text := summary.String()
-	if strings.HasPrefix(text, render.MarkerPrefix) {
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			text = text[i+1:]
-		}
+	postCheckRun(ctx, d, g, githubapi.CheckRun{HeadSHA: sha, ExternalID: githubapi.CheckRunExternalID(rep.Key, sha, g.Run),
+		Title: render.ReviewHeadline(rep), Summary: summary.String(), Annotations: annotations(g, rep)}, rep.Failed())
+}
+
+// postCheckRun completes run (its name, link and conclusion filled in from g and failed) on
+// its head, the comment marker taken off its summary: the check run is not where the deploy
+// looks for reviews. A token that cannot write checks (a fork's, or one without checks: write)
+// leaves the verdict to the job's exit code, with a notice; GitHub trouble is a warning, since
+// the exit code carries the verdict anyway. When the check run could not be created and an
+// earlier run's check run on the commit was made to carry this verdict instead, a warning says
+// which; when even that failed, an error says the commit may show an earlier verdict (the job
+// still fails when this verdict does).
+func postCheckRun(ctx context.Context, d Deps, g Gate, run githubapi.CheckRun, failed bool) {
+	run.Name, run.DetailsURL, run.Conclusion = cmp.Or(g.CheckName, DefaultCheckName), g.RunURL, "success"
+	if failed {
+		run.Conclusion = "failure"
 	}
-	run := githubapi.CheckRun{
-		Name: name, HeadSHA: sha, ExternalID: githubapi.CheckRunExternalID(rep.Key, sha, g.Run), DetailsURL: g.RunURL,
-		Conclusion: conclusion, Title: render.ReviewHeadline(rep), Summary: text, Annotations: annotations(g, rep),
+	if i := strings.IndexByte(run.Summary, '\n'); strings.HasPrefix(run.Summary, render.MarkerPrefix) && i >= 0 {
+		run.Summary = run.Summary[i+1:]
 	}
 	url, err := d.GitHub.CompleteCheckRun(ctx, run)
 	var notCreated *githubapi.NotCreatedError
@@ -415,14 +412,15 @@ func checkRun(ctx context.Context, d Deps, g Gate, rep *review.Report, sha strin
 	case errors.As(err, &notCreated) && notCreated.Update != nil:
 		d.Runner.Error("cdkbot: %v; the verdict is this job's exit code", err)
 	case errors.As(err, &notCreated) && url != "":
-		d.Runner.Warning("cdkbot: check run %s: %s (%s): %v", name, conclusion, url, err)
+		d.Runner.Warning("cdkbot: check run %s: %s (%s): %v", run.Name, run.Conclusion, url, err)
 	case githubapi.CannotWrite(err):
 		d.Runner.Notice("cdkbot: the token cannot create check runs (it needs `checks: write`; " +
 			"a fork's token never has it), so the verdict is this job's exit code")
 	case err != nil:
-		d.Runner.Warning("cdkbot: could not create the %s check run: %v; the verdict is this job's exit code", name, err)
+		d.Runner.Warning("cdkbot: could not create the %s check run: %v; the verdict is this job's exit code",
+			run.Name, err)
 	default:
-		d.Runner.Notice("cdkbot: check run %s: %s (%s)", name, conclusion, url)
+		d.Runner.Notice("cdkbot: check run %s: %s (%s)", run.Name, run.Conclusion, url)
 	}
 }
 
