@@ -69,20 +69,14 @@ func ParseApps(file string, data []byte) (Apps, error) {
 // parseApps reads an apps section held as a yaml node; a zero node means there is none.
 func parseApps(file string, n *yaml.Node) (Apps, error) {
 	var a Apps
-	if n == nil || n.Kind == 0 {
-		return a, nil
-	}
-	n = resolve(n)
-	if n.Kind != yaml.MappingNode {
-		return a, fmt.Errorf("%s: line %d: apps must be a mapping with %s", file, n.Line, strings.Join(appsKeys, ", "))
+	n, err := section(file, "apps", n, appsKeys)
+	if n == nil || err != nil {
+		return a, err
 	}
 	var raw struct {
 		Ignore  []string            `yaml:"ignore"`
 		Context map[string][]string `yaml:"context"`
 		List    []App               `yaml:"list"`
-	}
-	if err := knownKeys(file, "apps", n, appsKeys); err != nil {
-		return a, err
 	}
 	if l := mapValue(n, "list"); l != nil && resolve(l).Kind == yaml.SequenceNode {
 		for i, e := range resolve(l).Content {

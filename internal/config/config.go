@@ -221,21 +221,27 @@ func Parse(file string, data []byte) (*File, error) {
 	return f, nil
 }
 
-// parseSynth reads the synth section; a zero node means there is none.
-func parseSynth(file string, n *yaml.Node) (Synth, error) {
-	var s Synth
+// section is a top-level section of the file as a mapping of known keys (resolved), or nil when
+// the file has none (a zero node); errors name the file, the line and the key.
+func section(file, name string, n *yaml.Node, keys []string) (*yaml.Node, error) {
 	if n == nil || n.Kind == 0 {
-		return s, nil
+		return nil, nil
 	}
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
-		return s, fmt.Errorf("%s: line %d: synth must be a mapping with %s", file, n.Line, strings.Join(synthKeys, ", "))
+		return nil, fmt.Errorf("%s: line %d: %s must be a mapping with %s", file, n.Line, name, strings.Join(keys, ", "))
+	}
+	return n, knownKeys(file, name, n, keys)
+}
+
+// parseSynth reads the synth section; a zero node means there is none.
+func parseSynth(file string, n *yaml.Node) (Synth, error) {
+	var s Synth
+	n, err := section(file, "synth", n, synthKeys)
+	if n == nil || err != nil {
+		return s, err
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; !contains(synthKeys, k.Value) {
-			return s, fmt.Errorf("%s: line %d: synth.%s is not a setting (allowed: %s)",
-				file, k.Line, k.Value, strings.Join(synthKeys, ", "))
-		}
 		if v := resolve(n.Content[i+1]); v.Kind != yaml.SequenceNode {
 			return s, fmt.Errorf("%s: line %d: synth.exclude must be a list of patterns", file, v.Line)
 		}
@@ -261,18 +267,9 @@ func parseSynth(file string, n *yaml.Node) (Synth, error) {
 // key; a zero node means there is none. Errors name the file, the line and the key.
 func parseDeploy(file string, n *yaml.Node) (Deploy, error) {
 	var d Deploy
-	if n == nil || n.Kind == 0 {
-		return d, nil
-	}
-	n = resolve(n)
-	if n.Kind != yaml.MappingNode {
-		return d, fmt.Errorf("%s: line %d: deploy must be a mapping with %s", file, n.Line, strings.Join(deployKeys, ", "))
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; !contains(deployKeys, k.Value) {
-			return d, fmt.Errorf("%s: line %d: deploy.%s is not a setting (allowed: %s)",
-				file, k.Line, k.Value, strings.Join(deployKeys, ", "))
-		}
+	n, err := section(file, "deploy", n, deployKeys)
+	if n == nil || err != nil {
+		return d, err
 	}
 	if err := n.Decode(&d); err != nil {
 		return d, fmt.Errorf("%s: deploy: %s", file, yamlMessage(err))
