@@ -106,20 +106,28 @@ func ReadRepoFacts(dir string) (compat.RepoFacts, error) {
 // is read as gitrepo.ReadFile reads it: no symbolic links, regular files, its size bounded
 // before it is read.
 func ReadRevisionFacts(dir, rev string) (compat.RepoFacts, error) {
+	read, where, err := revisionFiles(dir, rev)
+	if err != nil {
+		return compat.RepoFacts{}, err
+	}
+	return parseRepoFacts(read, where)
+}
+
+// revisionFiles reads files of the app directory dir at revision rev of its repository (never
+// through a link, bounded; a missing file is fs.ErrNotExist), and names them for messages.
+func revisionFiles(dir, rev string) (read func(name string, limit int64) ([]byte, error),
+	where func(name string) string, err error) {
 	repo, err := gitrepo.Open(dir)
 	if err != nil {
-		return compat.RepoFacts{}, failure.Usagef("%v", err)
+		return nil, nil, failure.Usagef("%v", err)
 	}
 	sha, err := repo.Resolve(rev)
 	if err != nil {
-		return compat.RepoFacts{}, failure.Usagef("%v", err)
+		return nil, nil, failure.Usagef("%v", err)
 	}
-	appRel, err := filepath.Rel(realPath(repo.Root()), realPath(dir))
-	if err != nil || strings.HasPrefix(appRel, "..") || appRel == "." {
-		appRel = ""
-	}
-	at := func(name string) string { return path.Join(filepath.ToSlash(appRel), name) }
-	return parseRepoFacts(func(name string, limit int64) ([]byte, error) {
+	appRel := appDir(repo, dir)
+	at := func(name string) string { return path.Join(appRel, filepath.ToSlash(name)) }
+	read = func(name string, limit int64) ([]byte, error) {
 		raw, err := repo.ReadFile(sha, at(name), limit)
 		switch {
 		case err == nil, errors.Is(err, fs.ErrNotExist):
@@ -128,7 +136,8 @@ func ReadRevisionFacts(dir, rev string) (compat.RepoFacts, error) {
 			return nil, failure.InputErr(err)
 		}
 		return nil, failure.OperationErr(fmt.Errorf("read %s at %s: %w", at(name), rev, err))
-	}, func(name string) string { return at(name) + " at " + rev })
+	}
+	return read, func(name string) string { return at(name) + " at " + rev }, nil
 }
 
 // parseRepoFacts reads the facts through read (a missing file: fs.ErrNotExist); where names a

@@ -2,19 +2,14 @@ package pipeline
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/checkout"
-	"github.com/cdkbot/cdkbot/internal/commitid"
 	"github.com/cdkbot/cdkbot/internal/config"
 	"github.com/cdkbot/cdkbot/internal/failure"
-	"github.com/cdkbot/cdkbot/internal/gitrepo"
 )
 
 // LoadConfig reads the configuration file (.cdkbot.yml) once for every pipeline: the policy
@@ -59,25 +54,18 @@ func LoadConfig(path, in string, required bool) (policy *aspects.Config, deploy 
 // directory, dir) from revision rev of dir's repository: never through a link, bounded. A
 // revision without one has no policy.
 func loadRevisionConfig(dir, rev, name string) (*aspects.Config, error) {
-	repo, err := gitrepo.Open(dir)
+	read, where, err := revisionFiles(dir, rev)
 	if err != nil {
-		return nil, failure.Usagef("%v", err)
+		return nil, err
 	}
-	appRel, err := filepath.Rel(realPath(repo.Root()), realPath(dir))
-	if err != nil || strings.HasPrefix(appRel, "..") || appRel == "." {
-		appRel = ""
-	}
-	at := path.Join(filepath.ToSlash(appRel), filepath.ToSlash(name))
-	raw, err := repo.ReadFile(rev, at, checkout.MaxSettingsFile)
+	raw, err := read(name, checkout.MaxSettingsFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	case errors.As(err, new(*gitrepo.RefusedError)):
-		return nil, failure.InputErr(err)
 	case err != nil:
-		return nil, failure.OperationErr(fmt.Errorf("read %s at %s: %w", at, commitid.Short(rev, commitid.GitHub), err))
+		return nil, err
 	}
-	policy, _, err := aspects.Load(at, raw)
+	policy, _, err := aspects.Load(where(name), raw)
 	if err != nil {
 		return nil, failure.InputErr(err)
 	}

@@ -87,14 +87,19 @@ func synthInputs(appRel string, extra []string) []string {
 	return paths
 }
 
+// appDir is dir as a slash path of repo ("" for its top, or a directory outside it).
+func appDir(repo *gitrepo.Repo, dir string) string {
+	rel, err := filepath.Rel(realPath(repo.Root()), realPath(dir))
+	if err != nil || strings.HasPrefix(rel, "..") || rel == "." {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
 // prepareSynth finds a revision's assembly in the cache, keyed by the git ids of what its
 // synthesis reads, or checks those inputs out, into a directory only its synthesis user may open.
 func prepareSynth(repo *gitrepo.Repo, sha, dir, tmp, name string, opts ReviewOptions) (*synthJob, error) {
-	appRel, err := filepath.Rel(realPath(repo.Root()), realPath(dir))
-	if err != nil || strings.HasPrefix(appRel, "..") || appRel == "." {
-		appRel = ""
-	}
-	appRel = filepath.ToSlash(appRel)
+	appRel := appDir(repo, dir)
 	inputs := synthInputs(appRel, opts.SynthInputs)
 	h := sha256.New()
 	fmt.Fprintf(h, "cdkbot synth v1\x00%s\x00%s\x00%s\x00", opts.InstallCommand, opts.SynthCommand, appRel)
