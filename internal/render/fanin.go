@@ -330,22 +330,7 @@ func writeLegSection(b *bytes.Buffer, s apps.Section, budget int) {
 			break
 		}
 		shown++
-		fmt.Fprintf(b, "**%s** %s · %s\n\n| Resource | Type | Impact |\n|---|---|---|\n",
-			mdText(truncate(st.DisplayName, 200)), mdCode(st.Environment, 100), mdText(truncate(st.Status, 40)))
-		for i, res := range st.Resources {
-			if b.Len() > budget*3/4 || i == 50 {
-				b.WriteString("| … | | the rest is in the leg's job summary |\n")
-				break
-			}
-			typ := ""
-			if res.NewType != nil {
-				typ = *res.NewType
-			} else if res.OldType != nil {
-				typ = *res.OldType
-			}
-			fmt.Fprintf(b, "| %s | %s | %s |\n", mdCode(res.LogicalID, 120), mdCode(typ, 80), mdText(truncate(res.Impact, 40)))
-		}
-		b.WriteString("\n")
+		st.writeTable(b, budget*3/4, 50, "leg")
 	}
 	if shown == 0 {
 		b.WriteString("No stack changes.\n\n")

@@ -36,6 +36,28 @@ type forkStackJSON struct {
 	} `json:"resources"`
 }
 
+// writeTable writes the stack's resources as an escaped table, at most rows of them and while b
+// stays within limit bytes; the rest is said to be in the job summary of where it was reviewed
+// (the fork's, the leg's).
+func (s forkStackJSON) writeTable(b *bytes.Buffer, limit, rows int, where string) {
+	fmt.Fprintf(b, "**%s** %s · %s\n\n| Resource | Type | Impact |\n|---|---|---|\n",
+		mdText(truncate(s.DisplayName, 200)), mdCode(s.Environment, 100), mdText(truncate(s.Status, 40)))
+	for i, res := range s.Resources {
+		if b.Len() > limit || i == rows {
+			fmt.Fprintf(b, "| … | | the rest is in the %s's job summary |\n", where)
+			break
+		}
+		typ := ""
+		if res.NewType != nil {
+			typ = *res.NewType
+		} else if res.OldType != nil {
+			typ = *res.OldType
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", mdCode(res.LogicalID, 120), mdCode(typ, 80), mdText(truncate(res.Impact, 40)))
+	}
+	b.WriteString("\n")
+}
+
 // ForkReviewMarkdown re-renders a fork's review from the structured data of its report file,
 // never from the Markdown the file carries: every string is escaped, every table bounded, and the
 // marker is written here, flagged unverified, so the deploy flow does not take the fork's word
@@ -87,22 +109,7 @@ func ForkReviewMarkdown(w io.Writer, raw []byte, key, headSHA string, budget int
 			fmt.Fprintf(&b, "%d more changed stack(s): the fork's job summary has them all.\n\n", more)
 			break
 		}
-		fmt.Fprintf(&b, "**%s** %s · %s\n\n| Resource | Type | Impact |\n|---|---|---|\n",
-			mdText(truncate(s.DisplayName, 200)), mdCode(s.Environment, 100), mdText(s.Status))
-		for _, res := range s.Resources {
-			if b.Len() > budget*3/4 {
-				b.WriteString("| … | | the rest is in the fork's job summary |\n")
-				break
-			}
-			typ := ""
-			if res.NewType != nil {
-				typ = *res.NewType
-			} else if res.OldType != nil {
-				typ = *res.OldType
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCode(res.LogicalID, 120), mdCode(typ, 80), mdText(truncate(res.Impact, 40)))
-		}
-		b.WriteString("\n")
+		s.writeTable(&b, budget*3/4, len(s.Resources), "fork")
 	}
 	if len(r.Compatibility) > 0 && b.Len() < budget*3/4 {
 		if err := CompatMarkdown(&b, r.Compatibility); err != nil {
