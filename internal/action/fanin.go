@@ -125,31 +125,17 @@ func sectionName(s apps.Section) string {
 	return s.App + " (" + s.Environment + ")"
 }
 
-// postFanIn writes the one sticky comment, rendering less detail when GitHub rejects the size.
+// postFanIn writes the one sticky comment (upsertSized), the legs' records it names first.
 func postFanIn(ctx context.Context, d Deps, number int, c apps.Combined, alwaysNew bool) error {
-	ours := func(body string) bool {
-		key, ok := render.MarkerKey(body)
-		return ok && key == c.Key && !alwaysNew
-	}
-	for _, budget := range commentBudgets {
-		var body bytes.Buffer
-		if err := render.FanInMarkdown(&body, c, budget); err != nil {
-			return err
-		}
-		res, err := d.GitHub.UpsertComment(ctx, number, body.String(), ours)
-		switch {
-		case errors.Is(err, githubapi.ErrBodyTooLarge):
-			continue
-		case githubapi.CannotWrite(err):
-			d.Runner.Warning("cdkbot: the token cannot comment on #%d (%v); the review is in the job summary", number, err)
-			return nil
-		case err != nil:
-			return fmt.Errorf("post the combined review on #%d: %w", number, err)
-		}
-		d.Runner.Notice("cdkbot: combined review comment %s (%s)", res.Action, res.URL)
-		return postFanInIdentities(ctx, d, number, render.FanInIdentityComments(c, budget))
-	}
-	return fmt.Errorf("GitHub rejected the combined review even at %d bytes", commentBudgets[len(commentBudgets)-1])
+	return upsertSized(ctx, d, number, c.Key, alwaysNew, "combined review",
+		func(budget int) (string, error) {
+			var body bytes.Buffer
+			err := render.FanInMarkdown(&body, c, budget)
+			return body.String(), err
+		},
+		func(budget int) error {
+			return postFanInIdentities(ctx, d, number, render.FanInIdentityComments(c, budget))
+		})
 }
 
 // maxFanInIdentityComments bounds the comments the legs' pooled deploy identities may take (about

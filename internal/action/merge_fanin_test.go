@@ -164,12 +164,17 @@ func TestMergeDeployOfALegJoinsItsIdentities(t *testing.T) {
 		Verified: true, Files: files}); err != nil {
 		t.Fatalf("%v\n%s", err, r)
 	}
-	parts := []string{}
-	for _, c := range srv.Comments[7][1:] {
-		parts = append(parts, c.Body)
+	// The parts go first (the combined marker never names parts not yet there), then the comment.
+	parts, combined := []string{}, ""
+	for _, c := range srv.Comments[7] {
+		if _, ok := render.ParseIdentityPart(c.Body); ok {
+			parts = append(parts, c.Body)
+		} else {
+			combined = c.Body
+		}
 	}
-	legs, _, err := render.FanInLegs(srv.Comments[7][0].Body, parts)
-	if _, _, noParts := render.FanInLegs(srv.Comments[7][0].Body, nil); len(srv.Comments[7]) < 2 || err != nil ||
+	legs, _, err := render.FanInLegs(combined, parts)
+	if _, _, noParts := render.FanInLegs(combined, nil); len(srv.Comments[7]) < 2 || err != nil ||
 		len(legs) != 41 || noParts == nil {
 		t.Fatalf("%d comments, %d legs, %v", len(srv.Comments[7]), len(legs), err)
 	}

@@ -306,26 +306,37 @@ func commentBody(rep *review.Report, budget int, links render.Links) (string, er
 	return b.String(), err
 }
 
-// postComment writes the sticky comment, rendering less detail when GitHub rejects the size.
-// When the comment's marker has only the digest of the deploy identities (a large app), the
-// identities go first to comments of their own, so the marker never names parts not yet there.
+// postComment writes the review's sticky comment (upsertSized). When the comment's marker has
+// only the digest of the deploy identities (a large app), the identities go first to comments
+// of their own, so the marker never names parts not yet there.
 func postComment(
 	ctx context.Context, d Deps, number int, rep *review.Report, alwaysNew bool, links render.Links,
 ) error {
-	ours := func(body string) bool {
-		key, ok := render.MarkerKey(body)
-		return ok && key == rep.Key && !alwaysNew
-	}
 	posted := map[string]bool{} // the identity parts already on the pull request, by body
+	return upsertSized(ctx, d, number, rep.Key, alwaysNew, "review",
+		func(budget int) (string, error) { return commentBody(rep, budget, links) },
+		func(budget int) error { return postIdentities(ctx, d, number, rep, budget, posted) })
+}
+
+// upsertSized writes the sticky comment of key (a new one each run with alwaysNew), rendering
+// less detail when GitHub rejects the size: body renders it within a budget, and before posts
+// first what that comment's marker names (its identity comments). A token that cannot comment
+// leaves the review to the job summary, with a warning.
+func upsertSized(ctx context.Context, d Deps, number int, key string, alwaysNew bool, what string,
+	body func(budget int) (string, error), before func(budget int) error) error {
+	ours := func(b string) bool {
+		k, ok := render.MarkerKey(b)
+		return ok && k == key && !alwaysNew
+	}
 	for _, budget := range commentBudgets {
-		body, err := commentBody(rep, budget, links)
+		text, err := body(budget)
 		if err != nil {
 			return err
 		}
-		if err := postIdentities(ctx, d, number, rep, budget, posted); err != nil {
+		if err := before(budget); err != nil {
 			return err
 		}
-		res, err := d.GitHub.UpsertComment(ctx, number, body, ours)
+		res, err := d.GitHub.UpsertComment(ctx, number, text, ours)
 		switch {
 		case errors.Is(err, githubapi.ErrBodyTooLarge):
 			continue
@@ -333,12 +344,12 @@ func postComment(
 			d.Runner.Warning("cdkbot: the token cannot comment on #%d (%v); the review is in the job summary", number, err)
 			return nil
 		case err != nil:
-			return fmt.Errorf("post the review on #%d: %w", number, err)
+			return fmt.Errorf("post the %s on #%d: %w", what, number, err)
 		}
-		d.Runner.Notice("cdkbot: review comment %s (%s)", res.Action, res.URL)
+		d.Runner.Notice("cdkbot: %s comment %s (%s)", what, res.Action, res.URL)
 		return nil
 	}
-	return fmt.Errorf("GitHub rejected the review comment even at %d bytes", commentBudgets[len(commentBudgets)-1])
+	return fmt.Errorf("GitHub rejected the %s comment even at %d bytes", what, commentBudgets[len(commentBudgets)-1])
 }
 
 // postIdentities keeps the comments that hold the review's deploy identities when its comment
