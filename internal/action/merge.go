@@ -290,9 +290,7 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 		case own:
 			// A deploy leg (key input: the leg's key) is bound to its own leg's review alone.
 			keys = []string{m.in.Key}
-		case m.in.Key != "" && slices.ContainsFunc(fannedOut, func(k string) bool {
-			return strings.HasPrefix(m.in.Key, k+"/")
-		}):
+		case len(legOf) > 0:
 			// A leg of a fanned-out review whose review is not there: its leg failed, sent no valid
 			// report, or did not run; nothing else stands for it.
 			c.lines = append(c.lines, fmt.Sprintf("#%d's combined review holds no review of %s (its leg failed, "+
