@@ -328,12 +328,13 @@ func latestReviews(pr int, bodies, parts []string) (latest map[string]render.Mar
 	latest = map[string]render.Marker{}
 	newest := map[string]int{}        // by marker key: only the newest comment of a key is its word
 	recordedBy := map[string]string{} // leg key → the key of the combined review recording it
+	mks := make([]render.Marker, len(bodies))
 	for i, b := range bodies {
-		mk, _ := render.ParseMarker(b)
-		newest[mk.Key] = i
+		mks[i], _ = render.ParseMarker(b)
+		newest[mks[i].Key] = i
 	}
 	for i, b := range bodies {
-		mk, _ := render.ParseMarker(b)
+		mk := mks[i]
 		if newest[mk.Key] != i {
 			continue
 		}
