@@ -290,9 +290,7 @@ func (m *merge) compare(ctx context.Context, a *assembly.Assembly, templates map
 		case own:
 			// A deploy leg (key input: the leg's key) is bound to its own leg's review alone.
 			keys = []string{m.in.Key}
-		case m.in.Key != "" && slices.ContainsFunc(fannedOut, func(k string) bool {
-			return strings.HasPrefix(m.in.Key, k+"/")
-		}):
+		case len(legOf) > 0:
 			// A leg of a fanned-out review whose review is not there: its leg failed, sent no valid
 			// report, or did not run; nothing else stands for it.
 			c.lines = append(c.lines, fmt.Sprintf("#%d's combined review holds no review of %s (its leg failed, "+
@@ -330,12 +328,13 @@ func latestReviews(pr int, bodies, parts []string) (latest map[string]render.Mar
 	latest = map[string]render.Marker{}
 	newest := map[string]int{}        // by marker key: only the newest comment of a key is its word
 	recordedBy := map[string]string{} // leg key → the key of the combined review recording it
+	mks := make([]render.Marker, len(bodies))
 	for i, b := range bodies {
-		mk, _ := render.ParseMarker(b)
-		newest[mk.Key] = i
+		mks[i], _ = render.ParseMarker(b)
+		newest[mks[i].Key] = i
 	}
 	for i, b := range bodies {
-		mk, _ := render.ParseMarker(b)
+		mk := mks[i]
 		if newest[mk.Key] != i {
 			continue
 		}

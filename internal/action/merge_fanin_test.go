@@ -3,7 +3,6 @@ package action
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,11 +10,9 @@ import (
 
 	"github.com/cdkbot/cdkbot/internal/apps"
 	"github.com/cdkbot/cdkbot/internal/assembly"
-	"github.com/cdkbot/cdkbot/internal/githubapi"
 	"github.com/cdkbot/cdkbot/internal/pipeline"
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/review"
-	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
 )
 
 // recordedLeg is the report file of a leg whose review recorded identities ids (its comment's
@@ -36,12 +33,7 @@ func recordedLeg(t *testing.T, key string, ids map[string]review.Identity, faile
 // stop it, its own does; a leg with no valid review, a combined review the deploy cannot verify
 // (a fork's), or one that records no leg at all, refuse. Fail closed.
 func TestMergeDeployOfAFannedOutReview(t *testing.T) {
-	dir := "../cli/demo/after"
-	a, err := assembly.Load(os.DirFS(dir), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, _ := review.Identities(a, nil)
+	ids := newFanOutAttack(t).ids
 	plan := render.FanOut{Plan: apps.NewPlan("cdk/review", []apps.App{{Name: "shop", Dir: "shop",
 		Environments: apps.Environments(map[string][]string{"stage": {"dev", "prod"}})}},
 		apps.Keys{"shop": "1"}, apps.Keys{"shop": "2"}, "")}
@@ -62,28 +54,19 @@ func TestMergeDeployOfAFannedOutReview(t *testing.T) {
 		"not a leg: every leg reviewed it": {[]pipeline.LegFile{dev, recordedLeg(t, "cdk/review/shop/prod", ids, false)}, true, "deploy/.", ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := ghserver.New(t, "ghs_x")
-			srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t",
-				MergedAt: "2026-11-20T10:00:00Z"}
-			srv.CommitPulls["c1"] = []int{7}
-			gh, err := githubapi.New(githubapi.Options{Token: "ghs_x", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := &recorder{}
-			_ = FanIn(context.Background(), Deps{GitHub: gh, Runner: r}, FanInRequest{PR: 7, HeadSHA: "h7", Plan: plan,
+			f := newFanOutAttack(t)
+			r := f.r
+			_ = FanIn(context.Background(), Deps{GitHub: f.gh, Runner: r}, FanInRequest{PR: 7, HeadSHA: "h7", Plan: plan,
 				Files: c.files, Verified: c.verified})
-			if len(srv.Comments[7]) != 1 {
-				t.Fatalf("%d comments after the fan-in\n%s", len(srv.Comments[7]), r)
+			if len(f.srv.Comments[7]) != 1 {
+				t.Fatalf("%d comments after the fan-in\n%s", len(f.srv.Comments[7]), r)
 			}
-			dep := &fakeDeployer{a: a, require: "never"}
-			err = DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, Merge{Branch: "main",
-				DefaultBranch: "main", After: "c1", Commits: []string{"c1"}, Key: c.key, OnUnreviewed: "warn"})
+			deployed, dep := f.deploy(c.key)
 			switch {
-			case c.want == "" && (err != nil || len(dep.templates) != 1 || r.has("not as reviewed")):
-				t.Errorf("refused: %v\n%s", err, r)
-			case c.want != "" && (!errors.Is(err, ErrBlocked) || len(dep.templates) != 0 || !r.has(c.want)):
-				t.Errorf("want a refusal saying %q, got %v, %d deploys\n%s", c.want, err, len(dep.templates), r)
+			case c.want == "" && (!deployed || r.has("not as reviewed")):
+				t.Errorf("refused\n%s", r)
+			case c.want != "" && (deployed || len(dep.templates) != 0 || !r.has(c.want)):
+				t.Errorf("want a refusal saying %q, got %d deploys\n%s", c.want, len(dep.templates), r)
 			}
 		})
 	}
@@ -92,12 +75,8 @@ func TestMergeDeployOfAFannedOutReview(t *testing.T) {
 // The deploy of a leg compares every stack with its leg's record: a stack that differs from it
 // is refused, naming the stack, even though the combined review passed.
 func TestMergeDeployOfALegRefusesWhatItsReviewDidNotShow(t *testing.T) {
-	dir := "../cli/demo/after"
-	a, err := assembly.Load(os.DirFS(dir), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, _ := review.Identities(a, nil)
+	f := newFanOutAttack(t)
+	ids := f.ids
 	before, err := assembly.Load(os.DirFS("../cli/demo/before"), "../cli/demo/before")
 	if err != nil {
 		t.Fatal(err)
@@ -105,28 +84,18 @@ func TestMergeDeployOfALegRefusesWhatItsReviewDidNotShow(t *testing.T) {
 	old, _ := review.Identities(before, nil)
 	plan := render.FanOut{Plan: apps.NewPlan("cdk/review", []apps.App{{Name: "shop", Dir: "shop",
 		Environments: []apps.Environment{{Name: "dev"}, {Name: "prod"}}}}, apps.Keys{"shop": "1"}, apps.Keys{"shop": "2"}, "")}
-	srv := ghserver.New(t, "ghs_x")
-	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t",
-		MergedAt: "2026-11-20T10:00:00Z"}
-	srv.CommitPulls["c1"] = []int{7}
-	gh, _ := githubapi.New(githubapi.Options{Token: "ghs_x", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
-	r := &recorder{}
+	gh, r := f.gh, f.r
 	if err := FanIn(context.Background(), Deps{GitHub: gh, Runner: r}, FanInRequest{PR: 7, HeadSHA: "h7", Plan: plan,
 		Verified: true, Files: []pipeline.LegFile{recordedLeg(t, "cdk/review/shop/dev", ids, false),
 			recordedLeg(t, "cdk/review/shop/prod", old, false)}}); err != nil {
 		t.Fatalf("%v\n%s", err, r)
 	}
-	deploy := func(key string) (*fakeDeployer, error) {
-		dep := &fakeDeployer{a: a, require: "never"}
-		return dep, DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, Merge{Branch: "main",
-			DefaultBranch: "main", After: "c1", Commits: []string{"c1"}, Key: key, OnUnreviewed: "warn"})
+	if deployed, _ := f.deploy("cdk/review/shop/dev"); !deployed {
+		t.Fatalf("dev\n%s", r)
 	}
-	if dep, err := deploy("cdk/review/shop/dev"); err != nil || len(dep.templates) != 1 {
-		t.Fatalf("dev: %v\n%s", err, r)
-	}
-	dep, err := deploy("cdk/review/shop/prod")
-	if !errors.Is(err, ErrBlocked) || len(dep.templates) != 0 || !r.has("from the review of #7 at h7") {
-		t.Errorf("prod: %v\n%s", err, r)
+	deployed, dep := f.deploy("cdk/review/shop/prod")
+	if deployed || len(dep.templates) != 0 || !r.has("from the review of #7 at h7") {
+		t.Errorf("prod\n%s", r)
 	}
 }
 
@@ -134,12 +103,8 @@ func TestMergeDeployOfALegRefusesWhatItsReviewDidNotShow(t *testing.T) {
 // own, whose digest the combined marker keeps: the deploy of a leg joins them back and deploys. A leg whose record keeps its identities apart with no comment holding them
 // (a review too large for its marker, made with comments off) refuses: never a partial check.
 func TestMergeDeployOfALegJoinsItsIdentities(t *testing.T) {
-	dir := "../cli/demo/after"
-	a, err := assembly.Load(os.DirFS(dir), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, _ := review.Identities(a, nil)
+	f := newFanOutAttack(t)
+	ids := f.ids
 	var envs []apps.Environment
 	var files []pipeline.LegFile
 	for i := range 40 {
@@ -154,12 +119,7 @@ func TestMergeDeployOfALegJoinsItsIdentities(t *testing.T) {
 	envs = append(envs, apps.Environment{Name: "apart"})
 	plan := render.FanOut{Plan: apps.NewPlan("cdk/review", []apps.App{{Name: "shop", Dir: "shop", Environments: envs}},
 		apps.Keys{"shop": "1"}, apps.Keys{"shop": "2"}, "")}
-	srv := ghserver.New(t, "ghs_x")
-	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t",
-		MergedAt: "2026-11-20T10:00:00Z"}
-	srv.CommitPulls["c1"] = []int{7}
-	gh, _ := githubapi.New(githubapi.Options{Token: "ghs_x", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
-	r := &recorder{}
+	srv, gh, r := f.srv, f.gh, f.r
 	if err := FanIn(context.Background(), Deps{GitHub: gh, Runner: r}, FanInRequest{PR: 7, HeadSHA: "h7", Plan: plan,
 		Verified: true, Files: files}); err != nil {
 		t.Fatalf("%v\n%s", err, r)
@@ -178,17 +138,12 @@ func TestMergeDeployOfALegJoinsItsIdentities(t *testing.T) {
 		len(legs) != 41 || noParts == nil {
 		t.Fatalf("%d comments, %d legs, %v", len(srv.Comments[7]), len(legs), err)
 	}
-	deploy := func(key string) (*fakeDeployer, error) {
-		dep := &fakeDeployer{a: a, require: "never"}
-		return dep, DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, Merge{Branch: "main",
-			DefaultBranch: "main", After: "c1", Commits: []string{"c1"}, Key: key, OnUnreviewed: "warn"})
+	if deployed, _ := f.deploy("cdk/review/shop/e07"); !deployed {
+		t.Fatalf("e07\n%s", r)
 	}
-	if dep, err := deploy("cdk/review/shop/e07"); err != nil || len(dep.templates) != 1 {
-		t.Fatalf("e07: %v\n%s", err, r)
-	}
-	dep, err := deploy("cdk/review/shop/apart")
-	if !errors.Is(err, ErrBlocked) || len(dep.templates) != 0 || !r.has("which cannot be read whole") {
-		t.Errorf("apart: %v\n%s", err, r)
+	deployed, dep := f.deploy("cdk/review/shop/apart")
+	if deployed || len(dep.templates) != 0 || !r.has("which cannot be read whole") {
+		t.Errorf("apart\n%s", r)
 	}
 }
 
@@ -240,28 +195,18 @@ func TestFanInSaysWhatARemovedAppLeaves(t *testing.T) {
 // Only the newest comment of a key is its word: an older combined review (comment: new), whose
 // pooled records later runs replaced, neither binds nor blocks the deploy of a leg.
 func TestMergeDeployReadsTheNewestCombinedReview(t *testing.T) {
-	dir := "../cli/demo/after"
-	a, err := assembly.Load(os.DirFS(dir), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids, _ := review.Identities(a, nil)
+	f := newFanOutAttack(t)
+	a, ids, srv, gh, r := f.a, f.ids, f.srv, f.gh, f.r
 	plan := render.FanOut{Plan: apps.NewPlan("cdk/review", []apps.App{{Name: "shop", Dir: "shop",
 		Environments: []apps.Environment{{}}}}, apps.Keys{"shop": "1"}, apps.Keys{"shop": "2"}, "")}
-	srv := ghserver.New(t, "ghs_x")
-	srv.Pulls[7] = &ghserver.PullRequest{Number: 7, Author: "dev", HeadSHA: "h7", BaseRef: "main", HeadRef: "t",
-		MergedAt: "2026-11-20T10:00:00Z"}
-	srv.CommitPulls["c1"] = []int{7}
 	srv.Add(7, "github-actions[bot]", render.MarkerPrefix+`{"tool":"cdkbot","key":"cdk/review","headSha":"h7",`+
 		`"combined":true,"legsDigest":"0000","legParts":2} -->`)
-	gh, _ := githubapi.New(githubapi.Options{Token: "ghs_x", APIURL: srv.APIURL(), Owner: "acme", Repo: "shop"})
-	r := &recorder{}
 	if err := FanIn(context.Background(), Deps{GitHub: gh, Runner: r}, FanInRequest{PR: 7, HeadSHA: "h7", Plan: plan,
 		Verified: true, Comment: "new", Files: []pipeline.LegFile{recordedLeg(t, "cdk/review/shop", ids, false)}}); err != nil {
 		t.Fatalf("%v\n%s", err, r)
 	}
 	dep := &fakeDeployer{a: a, require: "never"}
-	err = DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, Merge{Branch: "main",
+	err := DeployOnMerge(context.Background(), Deps{GitHub: gh, Runner: r, Deployer: dep}, Merge{Branch: "main",
 		DefaultBranch: "main", After: "c1", Commits: []string{"c1"}, Key: "cdk/review/shop", OnUnreviewed: "refuse"})
 	if err != nil || len(dep.templates) != 1 || len(srv.Comments[7]) < 2 {
 		t.Errorf("%v, %d comments\n%s", err, len(srv.Comments[7]), r)

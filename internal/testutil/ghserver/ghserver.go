@@ -572,37 +572,15 @@ func (s *Server) serveREST(
 		}
 		writeJSON(w, http.StatusCreated, s.commentJSON(num(4), c))
 	case "issues/update-comment":
-		id, _ := strconv.ParseInt(parts[5], 10, 64)
-		for n, cs := range s.Comments {
-			for _, c := range cs {
-				if c.ID == id {
-					if !strings.EqualFold(c.User, who.REST()) {
-						writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration"})
-						return
-					}
-					s.edit(c, who.REST(), str("body"))
-					writeJSON(w, http.StatusOK, s.commentJSON(n, c))
-					return
-				}
-			}
+		if n, _, c, ok := s.ownComment(w, parts[5], who); ok {
+			s.edit(c, who.REST(), str("body"))
+			writeJSON(w, http.StatusOK, s.commentJSON(n, c))
 		}
-		notFound(w)
 	case "issues/delete-comment":
-		id, _ := strconv.ParseInt(parts[5], 10, 64)
-		for n, cs := range s.Comments {
-			for i, c := range cs {
-				if c.ID == id {
-					if !strings.EqualFold(c.User, who.REST()) {
-						writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration"})
-						return
-					}
-					s.Comments[n] = slices.Delete(cs, i, i+1)
-					w.WriteHeader(http.StatusNoContent)
-					return
-				}
-			}
+		if n, i, _, ok := s.ownComment(w, parts[5], who); ok {
+			s.Comments[n] = slices.Delete(s.Comments[n], i, i+1)
+			w.WriteHeader(http.StatusNoContent)
 		}
-		notFound(w)
 	case "issues/add-labels":
 		pr, ok := s.Pulls[num(4)]
 		if !ok {
@@ -984,6 +962,26 @@ func nilIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// ownComment finds the comment whose id is rawID for a request by who to change: its issue, its
+// index there and itself; ok is false when it answered instead (404: no such comment, 403:
+// another identity's, which a token may not change).
+func (s *Server) ownComment(w *httptest.ResponseRecorder, rawID string, who Identity) (int, int, *Comment, bool) {
+	id, _ := strconv.ParseInt(rawID, 10, 64)
+	for n, cs := range s.Comments {
+		for i, c := range cs {
+			if c.ID == id {
+				if !strings.EqualFold(c.User, who.REST()) {
+					writeJSON(w, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration"})
+					return 0, 0, nil, false
+				}
+				return n, i, c, true
+			}
+		}
+	}
+	notFound(w)
+	return 0, 0, nil, false
 }
 
 // labelNames reads the labels of an add-labels body, in any of the shapes GitHub takes: a list
