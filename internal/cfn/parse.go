@@ -122,13 +122,16 @@ type step struct {
 // pointer is the JSON pointer of the value being read.
 func (p *jsonParser) pointer() string { return pointerOf(p.path) }
 
+// pointerEscaper escapes a key as a JSON pointer token (RFC 6901).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // pointerOf is the JSON pointer of a path.
 func pointerOf(path []step) string {
 	var b strings.Builder
 	for _, s := range path {
 		b.WriteByte('/')
 		if s.isKey {
-			b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s.key))
+			b.WriteString(pointerEscaper.Replace(s.key))
 		} else {
 			b.WriteString(strconv.Itoa(s.index))
 		}
