@@ -79,17 +79,6 @@ func jsonError(file string, data []byte, err error) error {
 
 // position turns a byte offset into "line L, column C" (both 1-based).
 func position(data []byte, offset int64) string {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	line, col := 1, 1
-	for _, c := range data[:offset] {
-		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
+	line, col := cfn.LineCol(data, offset)
 	return fmt.Sprintf("line %d, column %d", line, col)
 }

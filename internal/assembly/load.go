@@ -478,8 +478,7 @@ func (s *Stack) MetadataEntries() (map[string][]MetadataEntry, error) {
 		add := func(file, base string, raw []byte) {
 			got, err := decodeMetadata(file, base, raw)
 			if err == nil {
-				err = l.legacyAssetPaths(a, file, base, got)
-				dropUnsafeAssets(a, got)
+				err = l.legacyAssetPaths(a, file, base, got) // and drops the unsafe entries
 			}
 			c.add(err)
 			for k, v := range got {
@@ -548,37 +547,17 @@ func decodeMetadata(file, base string, raw []byte) (map[string][]MetadataEntry, 
 	return out, nil
 }
 
-// dropUnsafeAssets removes the legacy asset entries whose source path does not resolve inside
-// the assembly (legacyAssetPaths said why): nothing may read through them.
-func dropUnsafeAssets(a *Assembly, md map[string][]MetadataEntry) {
-	for cpath, entries := range md {
-		kept := entries[:0:0]
-		for _, e := range entries {
-			var la LegacyAsset
-			if e.Type == MetadataAsset {
-				if json.Unmarshal(e.Data, &la) != nil {
-					continue
-				}
-				rel, err := resolveInside(a.fsys, a.Dir, la.Path)
-				if err != nil {
-					continue
-				}
-				if info, err := fs.Stat(a.fsys, rel); err == nil && info.IsDir() && checkTreeLinks(a.fsys, rel) != nil {
-					continue
-				}
-			}
-			kept = append(kept, e)
-		}
-		md[cpath] = kept
-	}
-}
-
-// legacyAssetPaths checks the source paths of aws:cdk:asset metadata entries.
+// legacyAssetPaths checks the source paths of aws:cdk:asset metadata entries, and removes from
+// md the entries whose path does not resolve inside the assembly (the error says why): nothing
+// may read through them.
 func (l *loader) legacyAssetPaths(a *Assembly, file, base string, md map[string][]MetadataEntry) error {
 	var c collector
 	for _, cpath := range slices.Sorted(maps.Keys(md)) {
-		for i, e := range md[cpath] {
+		entries := md[cpath]
+		kept := entries[:0:0]
+		for i, e := range entries {
 			if e.Type != MetadataAsset {
+				kept = append(kept, e)
 				continue
 			}
 			ptr := base + pointer([]string{cpath, fmt.Sprint(i), "data"})
@@ -591,8 +570,13 @@ func (l *loader) legacyAssetPaths(a *Assembly, file, base string, md map[string]
 			if err == nil {
 				err = l.checkAssetTree(file, ptr+"/path", rel)
 			}
-			c.add(err)
+			if err != nil {
+				c.add(err)
+				continue
+			}
+			kept = append(kept, e)
 		}
+		md[cpath] = kept
 	}
 	return c.err()
 }

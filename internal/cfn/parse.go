@@ -122,13 +122,16 @@ type step struct {
 // pointer is the JSON pointer of the value being read.
 func (p *jsonParser) pointer() string { return pointerOf(p.path) }
 
+// pointerEscaper escapes a key as a JSON pointer token (RFC 6901).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // pointerOf is the JSON pointer of a path.
 func pointerOf(path []step) string {
 	var b strings.Builder
 	for _, s := range path {
 		b.WriteByte('/')
 		if s.isKey {
-			b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s.key))
+			b.WriteString(pointerEscaper.Replace(s.key))
 		} else {
 			b.WriteString(strconv.Itoa(s.index))
 		}
@@ -137,7 +140,7 @@ func pointerOf(path []step) string {
 }
 
 func (p *jsonParser) fail(msg string) error {
-	l, c := lineCol(p.data, int64(p.pos))
+	l, c := LineCol(p.data, int64(p.pos))
 	switch {
 	case p.pos >= len(p.data) && p.plain:
 		msg = "the file ends before the JSON value does"
@@ -247,7 +250,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 			}
 			if repeated >= 0 {
 				at := p.offs[keys+repeated]
-				line, col := lineCol(p.data, int64(at))
+				line, col := LineCol(p.data, int64(at))
 				return nil, repeatedKey(p.keys[keys+repeated], p.pointer(), line, col, at)
 			}
 			p.pop(keys, vals)
@@ -384,7 +387,9 @@ func (p *jsonParser) number() (any, error) {
 	return Number(p.data[start:p.pos]), nil
 }
 
-func lineCol(data []byte, offset int64) (int, int) {
+// LineCol turns a byte offset of data into a line and a column, both 1-based (an offset past
+// the end counts as the end).
+func LineCol(data []byte, offset int64) (int, int) {
 	offset = min(offset, int64(len(data)))
 	line, col := 1, 1
 	for _, c := range data[:offset] {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdkbot/cdkbot/internal/render"
 	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
+	"github.com/cdkbot/cdkbot/internal/testutil/gitcli"
 )
 
 // copyApp is an app without node or npm: its "synthesis" copies the assembly it keeps in app/,
@@ -54,10 +55,10 @@ func lyingHead(t *testing.T) (dir, base, head string) {
 	for k, v := range assemblyFiles(t, "app", "Bucket", "Table") {
 		files[k] = v
 	}
-	base = commitFiles(t, dir, "bucket and table", files)
+	base = gitcli.Commit(t, dir, "bucket and table", files)
 	gitRun(t, dir, "checkout", "-q", "-b", "topic")
 	gitRun(t, dir, "rm", "-q", "-r", "app")
-	head = commitFiles(t, dir, "drop the table (cdk.out left as it was)", assemblyFiles(t, "app", "Bucket"))
+	head = gitcli.Commit(t, dir, "drop the table (cdk.out left as it was)", assemblyFiles(t, "app", "Bucket"))
 	return dir, base, head
 }
 

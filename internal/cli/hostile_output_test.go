@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/cdkbot/cdkbot/internal/ghaction"
+	"github.com/cdkbot/cdkbot/internal/testutil/gitcli"
 	"github.com/cdkbot/cdkbot/internal/testutil/golden"
 )
 
@@ -184,10 +185,10 @@ process.on('exit', () => process.stdout.write('::error::unterminated'));
 // "::stop-commands::" reached the runner.
 func TestTheAppsOutputCannotRunWorkflowCommands(t *testing.T) {
 	dir, app := newAppRepo(t)
-	base := commitFiles(t, dir, "app", map[string]string{"infra/cdk.json": `{"app": "node app.js"}`, "infra/app.js": noisyApp,
+	base := gitcli.Commit(t, dir, "app", map[string]string{"infra/cdk.json": `{"app": "node app.js"}`, "infra/app.js": noisyApp,
 		"infra/resources.txt": "Orders\n"})
-	head := commitFiles(t, dir, "queue", map[string]string{"infra/resources.txt": "Orders\nPayments\n"})
-	again := commitFiles(t, dir, "another", map[string]string{"infra/resources.txt": "Orders\nPayments\nRefunds\n"})
+	head := gitcli.Commit(t, dir, "queue", map[string]string{"infra/resources.txt": "Orders\nPayments\n"})
+	again := gitcli.Commit(t, dir, "another", map[string]string{"infra/resources.txt": "Orders\nPayments\nRefunds\n"})
 	for _, c := range []struct {
 		name, head string
 		runs       int

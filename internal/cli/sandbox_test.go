@@ -17,6 +17,7 @@ import (
 	"github.com/cdkbot/cdkbot/internal/synth"
 	"github.com/cdkbot/cdkbot/internal/testutil/fakesudo"
 	"github.com/cdkbot/cdkbot/internal/testutil/ghserver"
+	"github.com/cdkbot/cdkbot/internal/testutil/gitcli"
 )
 
 // plainRunner is a runner where cdkbot can have no synthesis users: it is not root and has no
@@ -120,7 +121,7 @@ func tableDropped(t *testing.T, forge bool) (dir, base, head string) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir = t.TempDir()
 	gitRun(t, dir, "init", "-q", "-b", "main")
-	base = commitFiles(t, dir, "bucket and table", assemblyFiles(t, "app", "Bucket", "Table"))
+	base = gitcli.Commit(t, dir, "bucket and table", assemblyFiles(t, "app", "Bucket", "Table"))
 	gitRun(t, dir, "checkout", "-q", "-b", "topic")
 	gitRun(t, dir, "rm", "-q", "-r", "app")
 	files := assemblyFiles(t, "app", "Bucket")
@@ -130,7 +131,7 @@ func tableDropped(t *testing.T, forge bool) (dir, base, head string) {
 		}
 		files["FORGE"] = ""
 	}
-	head = commitFiles(t, dir, "drop the table", files)
+	head = gitcli.Commit(t, dir, "drop the table", files)
 	return dir, base, head
 }
 

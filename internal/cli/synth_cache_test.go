@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cdkbot/cdkbot/internal/testutil/gitcli"
 )
 
 // stackApp synthesizes one stack whose resources are named by the lines of resources.txt (and of
@@ -22,22 +24,6 @@ fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'manifest.json'), JSON.string
 fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'App.template.json'), JSON.stringify({ Resources }));
 console.log('app ran: ' + names.join(',') + (process.env.CDK_VALIDATION === 'false' ? ' (unvalidated)' : ''));
 `
-
-func commitFiles(t *testing.T, dir, message string, files map[string]string) string {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "commit", "-q", "-m", message)
-	return gitRun(t, dir, "rev-parse", "HEAD")
-}
 
 // newAppRepo makes an empty repository for an app in its infra/ directory, with a cache of its
 // own; it skips the test without node.
@@ -57,9 +43,9 @@ func newAppRepo(t *testing.T) (dir, app string) {
 // until it names those files, instead of being reused stale.
 func TestSynthesisIsCachedByWhatItReads(t *testing.T) {
 	dir, app := newAppRepo(t)
-	base := commitFiles(t, dir, "app", map[string]string{"infra/cdk.json": `{"app": "node app.js"}`, "infra/app.js": stackApp,
+	base := gitcli.Commit(t, dir, "app", map[string]string{"infra/cdk.json": `{"app": "node app.js"}`, "infra/app.js": stackApp,
 		"infra/resources.txt": "Orders\n", "README.md": "one", "shared/extra.txt": "Audit\n"})
-	docs := commitFiles(t, dir, "docs", map[string]string{"README.md": "two", "shared/extra.txt": "Other\n"})
+	docs := gitcli.Commit(t, dir, "docs", map[string]string{"README.md": "two", "shared/extra.txt": "Other\n"})
 	ran := func(stderr string) int { return strings.Count(stderr, "app ran:") }
 
 	// Cold: the docs-only head has the base's inputs, so one synthesis serves both.
@@ -97,13 +83,13 @@ func TestSynthesisIsCachedByWhatItReads(t *testing.T) {
 		}
 	}
 	// An app change: the base is reused, the head synthesized.
-	queue := commitFiles(t, dir, "queue", map[string]string{"infra/resources.txt": "Orders\nPayments\n"})
+	queue := gitcli.Commit(t, dir, "queue", map[string]string{"infra/resources.txt": "Orders\nPayments\n"})
 	code, stdout, stderr = run(t, "review", "--repo", app, "--base", base, "--head", queue, "--no-color")
 	if code != ExitOK || ran(stderr) != 1 || !strings.Contains(stderr, "app ran: Orders,Payments") || !strings.Contains(stdout, "Payments") {
 		t.Fatalf("app change: exit %d, %d runs\n%s\n%s", code, ran(stderr), stdout, stderr)
 	}
 	// The app starts reading ../shared: not checked out, so it fails and says what to do.
-	shared := commitFiles(t, dir, "read shared", map[string]string{"infra/READS_SHARED": ""})
+	shared := gitcli.Commit(t, dir, "read shared", map[string]string{"infra/READS_SHARED": ""})
 	code, _, stderr = run(t, "review", "--repo", app, "--base", base, "--head", shared, "--no-color")
 	if code == ExitOK || !strings.Contains(stderr, "--synth-inputs") || !strings.Contains(stderr, "infra/ (with the workspace files above it)") {
 		t.Fatalf("reads outside: exit %d\n%s", code, stderr)
@@ -113,7 +99,7 @@ func TestSynthesisIsCachedByWhatItReads(t *testing.T) {
 		t.Fatalf("with --synth-inputs: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	// And a change there is a change of the app: not reused.
-	changed := commitFiles(t, dir, "shared change", map[string]string{"shared/extra.txt": "Ledger\n"})
+	changed := gitcli.Commit(t, dir, "shared change", map[string]string{"shared/extra.txt": "Ledger\n"})
 	code, stdout, stderr = run(t, "review", "--repo", app, "--base", shared, "--head", changed, "--no-color", "--synth-inputs", "shared")
 	if code != ExitVerdict || ran(stderr) != 1 || !strings.Contains(stdout, "[+] create      AWS::SQS::Queue Ledger") {
 		t.Fatalf("shared change: exit %d, %d runs\n%s\n%s", code, ran(stderr), stdout, stderr)
@@ -141,19 +127,19 @@ func TestOnlyTheHeadIsValidated(t *testing.T) {
 			t.Fatalf("review %.7s..%.7s: exit %d, runs %q, want %q\n%s\n%s", base, head, code, got, want, stdout, stderr)
 		}
 	}
-	orders := commitFiles(t, dir, "app", map[string]string{"infra/cdk.json": `{"app": "node app.js"}`, "infra/app.js": stackApp,
+	orders := gitcli.Commit(t, dir, "app", map[string]string{"infra/cdk.json": `{"app": "node app.js"}`, "infra/app.js": stackApp,
 		"infra/resources.txt": "Orders\n"})
-	payments := commitFiles(t, dir, "payments", map[string]string{"infra/resources.txt": "Orders\nPayments\n"})
-	refunds := commitFiles(t, dir, "refunds", map[string]string{"infra/resources.txt": "Orders\nPayments\nRefunds\n"})
-	docs := commitFiles(t, dir, "docs", map[string]string{"README.md": "words"})
+	payments := gitcli.Commit(t, dir, "payments", map[string]string{"infra/resources.txt": "Orders\nPayments\n"})
+	refunds := gitcli.Commit(t, dir, "refunds", map[string]string{"infra/resources.txt": "Orders\nPayments\nRefunds\n"})
+	docs := gitcli.Commit(t, dir, "docs", map[string]string{"README.md": "words"})
 
 	review(orders, payments, "Orders (unvalidated)", "Orders,Payments")
 	review(payments, refunds, "Orders,Payments,Refunds") // the base reuses the head's validated assembly
 	review(refunds, orders, "Orders")                    // the head does not reuse the base's unvalidated one
 	review(docs, refunds)                                // both cached (validated)
 	review(orders, orders)                               // the head's validated Orders serves the base too
-	other := commitFiles(t, dir, "other", map[string]string{"infra/resources.txt": "Ledger\n"})
-	same := commitFiles(t, dir, "same inputs", map[string]string{"README.md": "more words"})
+	other := gitcli.Commit(t, dir, "other", map[string]string{"infra/resources.txt": "Ledger\n"})
+	same := gitcli.Commit(t, dir, "same inputs", map[string]string{"README.md": "more words"})
 	review(other, same, "Ledger") // one synthesis for both sides: validated
 }
 
@@ -211,8 +197,8 @@ func TestBaseAndHeadSynthesizeSideBySide(t *testing.T) {
 		os.Chmod(dir, 0o755)
 		os.Chmod(filepath.Dir(dir), 0o711)
 		gitRun(t, dir, "init", "-q", "-b", "main")
-		base := commitFiles(t, dir, "base", map[string]string{"cdk.json": `{"app": "node app.js"}`, "app.js": src, "side.txt": "base"})
-		head := commitFiles(t, dir, "head", map[string]string{"side.txt": "head"})
+		base := gitcli.Commit(t, dir, "base", map[string]string{"cdk.json": `{"app": "node app.js"}`, "app.js": src, "side.txt": "base"})
+		head := gitcli.Commit(t, dir, "head", map[string]string{"side.txt": "head"})
 		code, _, stderr := run(t, append([]string{"review", "--repo", dir, "--base", base, "--head", head, "--no-color"}, tc.args...)...)
 		for _, w := range tc.want {
 			if code != ExitOK || !strings.Contains(stderr, w) {

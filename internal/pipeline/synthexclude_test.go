@@ -3,13 +3,12 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cdkbot/cdkbot/internal/gitrepo"
+	"github.com/cdkbot/cdkbot/internal/testutil/gitcli"
 )
 
 // excludeApp synthesizes one stack whose queues are named by the lines of resources.txt, and,
@@ -24,31 +23,6 @@ fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'manifest.json'), JSON.string
 fs.writeFileSync(path.join(process.env.CDK_OUTDIR, 'App.template.json'), JSON.stringify({ Resources }));
 console.log('app ran: ' + names.join(','));
 `
-
-func gitCommit(t *testing.T, dir, message string, files map[string]string) string {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com",
-			"-c", "commit.gpgsign=false"}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("add", "-A")
-	git("commit", "-q", "-m", message)
-	return git("rev-parse", "HEAD")
-}
 
 // An app whose cdk.json is at the repository's root: a commit that changes only documentation
 // reuses the head's synthesis; an app that reads an excluded file fails and says so (it is not
@@ -66,7 +40,7 @@ func TestSynthesisLeavesOutWhatTheAppDoesNotRead(t *testing.T) {
 	if _, err := gitrepo.Init(dir); err != nil {
 		t.Fatal(err)
 	}
-	base := gitCommit(t, dir, "app", map[string]string{"cdk.json": `{"app": "node app.js"}`, "app.js": excludeApp,
+	base := gitcli.Commit(t, dir, "app", map[string]string{"cdk.json": `{"app": "node app.js"}`, "app.js": excludeApp,
 		"resources.txt": "Orders\n", "README.md": "one", "docs/queues.txt": "Audit\n", ".github/workflows/ci.yml": "on: push\n"})
 	review := func(base, head string) (string, error) {
 		t.Helper()
@@ -82,30 +56,30 @@ func TestSynthesisLeavesOutWhatTheAppDoesNotRead(t *testing.T) {
 	}
 	ran := func(log string) int { return strings.Count(log, "app ran:") }
 
-	docs := gitCommit(t, dir, "docs", map[string]string{"README.md": "two", "docs/queues.txt": "Other\n",
+	docs := gitcli.Commit(t, dir, "docs", map[string]string{"README.md": "two", "docs/queues.txt": "Other\n",
 		".github/workflows/ci.yml": "on: pull_request\n"})
 	log, err := review(base, docs)
 	if err != nil || ran(log) != 1 || !strings.Contains(log, "same inputs as the base") {
 		t.Fatalf("docs-only commit of a root app: %v, %d runs\n%s", err, ran(log), log)
 	}
-	again := gitCommit(t, dir, "more docs", map[string]string{"README.md": "three"})
+	again := gitcli.Commit(t, dir, "more docs", map[string]string{"README.md": "three"})
 	if log, err = review(docs, again); err != nil || ran(log) != 0 || strings.Count(log, "reused the assembly") != 2 {
 		t.Fatalf("warm docs-only commit: %v, %d runs\n%s", err, ran(log), log)
 	}
 
 	// The app starts reading docs/, which the defaults leave out: detected, not reused stale.
-	reads := gitCommit(t, dir, "read docs", map[string]string{"READS_DOCS": ""})
+	reads := gitcli.Commit(t, dir, "read docs", map[string]string{"READS_DOCS": ""})
 	log, err = review(base, reads)
 	if err == nil || !strings.Contains(err.Error(), "synth.exclude") || !strings.Contains(err.Error(), "docs/queues.txt") {
 		t.Fatalf("an app reading an excluded file: %v\n%s", err, log)
 	}
 
 	// synth.exclude without docs/: the file is checked out, and its changes are the app's.
-	config := gitCommit(t, dir, "config", map[string]string{".cdkbot.yml": "synth:\n  exclude: ['/*.md']\n"})
+	config := gitcli.Commit(t, dir, "config", map[string]string{".cdkbot.yml": "synth:\n  exclude: ['/*.md']\n"})
 	if log, err = review(base, config); err != nil || !strings.Contains(log, "app ran: Orders,Other") {
 		t.Fatalf("with docs/ let in: %v\n%s", err, log)
 	}
-	changed := gitCommit(t, dir, "queue in docs", map[string]string{"docs/queues.txt": "Ledger\n"})
+	changed := gitcli.Commit(t, dir, "queue in docs", map[string]string{"docs/queues.txt": "Ledger\n"})
 	if log, err = review(config, changed); err != nil || !strings.Contains(log, "app ran: Orders,Ledger") {
 		t.Fatalf("a change of a file let in: %v\n%s", err, log)
 	}

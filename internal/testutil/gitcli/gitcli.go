@@ -5,6 +5,7 @@ package gitcli
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -22,4 +23,22 @@ func Run(t testing.TB, dir string, args ...string) string {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// Commit writes files (slash-separated names relative to dir, content by name), commits
+// everything in dir with message, and returns the commit's id; a failure ends the test.
+func Commit(t testing.TB, dir, message string, files map[string]string) string {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Run(t, dir, "add", "-A")
+	Run(t, dir, "commit", "-q", "-m", message)
+	return Run(t, dir, "rev-parse", "HEAD")
 }
