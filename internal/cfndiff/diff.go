@@ -29,8 +29,12 @@ type Options struct {
 	ChangedParameters map[string]string
 	// ReleaseTemplates lets DiffAssemblies drop each stack's parsed templates once its diff and
 	// what the pass across stacks needs of them are taken: memory is bounded by the largest
-	// stack, not the assembly. StackDiff.OldTemplate is then nil.
+	// stack, not the assembly. StackDiff.OldTemplate is then nil, and a resource both sides
+	// have keeps of its bodies (Old, New) only the policies.
 	ReleaseTemplates bool
+	// KeepTemplates names the stacks (by qualified id) whose templates DiffAssemblies keeps
+	// whole although ReleaseTemplates is set: those compared again afterwards.
+	KeepTemplates func(id string) bool
 }
 
 // TemplateDiff is every difference between two templates.

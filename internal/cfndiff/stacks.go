@@ -74,12 +74,33 @@ func factsOf(sd *StackDiff) stackFacts {
 	return f
 }
 
-// release drops the parsed templates of the stack and its nested stacks.
+// release drops the parsed templates of the stack and its nested stacks, and of each resource
+// both sides have, its bodies but for the policies read once the diff is made (Consequence):
+// what a resource's property changes need is in its PropertyChanges. An added or removed
+// resource keeps its body, which a move is matched on.
 func (s *StackDiff) release() {
 	s.oldT, s.newT = nil, nil
+	if s.Diff != nil {
+		for _, r := range s.Diff.Resources {
+			if r.oldPresent && r.newPresent {
+				r.Old, r.New = policiesOf(r.Old), policiesOf(r.New)
+			}
+		}
+	}
 	for _, n := range s.Nested {
 		n.release()
 	}
+}
+
+// policiesOf is a resource body's DeletionPolicy and UpdateReplacePolicy alone.
+func policiesOf(body *cfn.Object) *cfn.Object {
+	out := cfn.NewObject()
+	for _, k := range []string{"DeletionPolicy", "UpdateReplacePolicy"} {
+		if v, ok := body.Get(k); ok {
+			out.Set(k, v)
+		}
+	}
+	return out
 }
 
 // OldTemplate is the template the diff compared against (the base's, as reviewed: with the
@@ -156,7 +177,7 @@ func DiffAssemblies(old, new *assembly.Assembly, keep func(*assembly.Stack) bool
 			return nil, err
 		}
 		sd.facts = factsOf(sd)
-		if opts.ReleaseTemplates {
+		if opts.ReleaseTemplates && (opts.KeepTemplates == nil || !opts.KeepTemplates(sd.ID)) {
 			sd.release()
 		}
 		return sd, nil

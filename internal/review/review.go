@@ -255,7 +255,10 @@ func Run(in Input) (*Report, error) {
 	if rep.OverrideLabel == "" {
 		rep.OverrideLabel = DefaultOverrideLabel
 	}
-	opts := cfndiff.Options{Spec: spec}
+	// Templates are let go stack by stack once diffed but for the stacks compared with what
+	// runs, which read the base's again (compareDeployed).
+	opts := cfndiff.Options{Spec: spec, ReleaseTemplates: true,
+		KeepTemplates: func(id string) bool { return in.Deployed[id] != nil }}
 	if in.Policy != nil && len(in.Policy.Aspects) > 0 {
 		// The same aspects shape both sides, so the diff shows what the change does, not what
 		// the policy adds to every stack; the head's report is the one that gates.

@@ -3,11 +3,13 @@ package review
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cdkbot/cdkbot/internal/aspects"
 	"github.com/cdkbot/cdkbot/internal/assembly"
+	"github.com/cdkbot/cdkbot/internal/stackstate"
 )
 
 func load(t *testing.T, dir string) *assembly.Assembly {
@@ -171,5 +173,51 @@ func TestViolationsAlreadyOnTheBase(t *testing.T) {
 	r, _ = Run(Input{Head: head, ToolSchemaMax: 55, Policy: cfg, FailOn: []string{GatePolicyError}})
 	if g := gate(r, GatePolicyError); !g.Failing() || len(g.Items) != existing+fresh {
 		t.Errorf("first deployment: %+v", g)
+	}
+}
+
+// A review keeps of each stack what it shows, not the templates: those stay parsed only for a
+// stack compared with what runs. Guards the memory of reviews of large assemblies.
+func TestReviewLetsTheTemplatesGo(t *testing.T) {
+	t.Parallel()
+	const fixture = "../../compat-fixtures/aws-cdk-lib@2.276.0/deploy-graph"
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	web := filepath.Join(dir, "Web.template.json")
+	raw, err := os.ReadFile(web)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(raw), `"Name": "/graph/web"`, `"Name": "/graph/web2"`, 1)
+	if err := os.WriteFile(web, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, head := load(t, fixture), load(t, dir)
+	first := head.AllStacks()[0].QualifiedID()
+	rep, err := Run(Input{Base: base, Head: head, Deployed: map[string]*stackstate.Stack{first: {Deployed: false}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated := 0
+	for _, sd := range rep.Stacks {
+		if kept := sd.OldTemplate() != nil; kept != (sd.ID == first) {
+			t.Errorf("%s: old template kept %v", sd.ID, kept)
+		}
+		if sd.ID == first {
+			continue
+		}
+		for _, r := range sd.Diff.Resources {
+			if !r.Added() && !r.Removed() {
+				updated++
+				if _, ok := r.New.Get("Properties"); ok {
+					t.Errorf("%s %s: the new body is kept whole", sd.ID, r.LogicalID)
+				}
+			}
+		}
+	}
+	if updated == 0 {
+		t.Fatal("no updated resource to look at")
 	}
 }
