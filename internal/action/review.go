@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cdkbot/cdkbot/internal/commitid"
 	"github.com/cdkbot/cdkbot/internal/failure"
@@ -507,7 +508,7 @@ type MergeGroupReview struct {
 	Gate             Gate
 }
 
-var queuePR = regexp.MustCompile(`/pr-(\d+)-[0-9a-f]+$`)
+var queuePR = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/pr-(\d+)-[0-9a-f]+$`) })
 
 // ReviewMergeGroup gates a merge queue: the queue's head (the base plus the queued pull
 // requests) against its base, enforced through the check run and the exit code, reported in
@@ -518,7 +519,7 @@ func ReviewMergeGroup(ctx context.Context, d Deps, in MergeGroupReview) error {
 		return nil
 	}
 	req := ReviewRequest{Base: in.BaseSHA, Head: in.HeadSHA, HeadSHA: in.HeadSHA, Key: in.Key}
-	if m := queuePR.FindStringSubmatch(in.HeadRef); m != nil {
+	if m := queuePR().FindStringSubmatch(in.HeadRef); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		pr, err := d.GitHub.PullRequest(ctx, n)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cdkbot/cdkbot/internal/config"
 )
@@ -42,7 +43,9 @@ var never = map[string]bool{"node_modules": true, "cdk.out": true, ".git": true}
 
 // safeDir is what an app's directory may be named: it becomes a job's name, an artifact's and
 // a comment key, and pull request code chooses it.
-var safeDir = regexp.MustCompile(`^[A-Za-z0-9._@+-]+(/[A-Za-z0-9._@+-]+)*$`)
+var safeDir = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9._@+-]+(/[A-Za-z0-9._@+-]+)*$`)
+})
 
 // Find lists the apps of revision rev: those cfg lists, else every directory with a cdk.json
 // but those cfg ignores, each in the environments of cfg's context. A directory cdkbot cannot
@@ -86,7 +89,7 @@ func Discover(files, ignore []string, ctx map[string][]string) ([]App, error) {
 		switch {
 		case dir == "":
 			name = "root"
-		case !safeDir.MatchString(dir) || strings.Contains("/"+dir+"/", "/../") || len(dir) > 200:
+		case !safeDir().MatchString(dir) || strings.Contains("/"+dir+"/", "/../") || len(dir) > 200:
 			return nil, fmt.Errorf("%q holds a cdk.json but cdkbot cannot name it in a job (letters, digits, "+
 				"'.', '_', '@', '+', '-'): rename the directory, or list the apps in .cdkbot.yml (apps.list) "+
 				"or ignore it (apps.ignore)", f)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cdkbot/cdkbot/internal/cfn"
 	"github.com/cdkbot/cdkbot/internal/resourcespec"
@@ -502,7 +503,7 @@ func readManagedPolicies(arns any, present bool, logicalID string) []ManagedPoli
 	return out
 }
 
-var twelveDigits = regexp.MustCompile(`^\d{12}$`)
+var twelveDigits = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{12}$`) })
 
 // readLambdaPermission expresses an AWS::Lambda::Permission as the statement it adds to the
 // function's resource policy.
@@ -524,7 +525,7 @@ func readLambdaPermission(props *cfn.Object) []Statement {
 		switch {
 		case p == "*":
 			st.Set("Principal", "*")
-		case twelveDigits.MatchString(jsString(p)):
+		case twelveDigits().MatchString(jsString(p)):
 			o := cfn.NewObject()
 			o.Set("AWS", "arn:aws:iam::"+jsString(p)+":root")
 			st.Set("Principal", o)

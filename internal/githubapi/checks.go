@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/go-github/v60/github"
@@ -240,7 +241,7 @@ func ids(in []int64) string {
 // create fail.
 const maxExternalID = 255
 
-var runPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+var runPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`) })
 
 // CheckRunExternalID is the external id of a check run reporting review key on commit sha for
 // workflow run run (ghaction's RunID, "<run id>.<attempt>"): "<key>@<sha>@<run>", unique to the
@@ -249,7 +250,7 @@ var runPattern = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 // long for maxExternalID is replaced by "sha256:" and its digest's first 32 hex digits.
 func CheckRunExternalID(key, sha, run string) string {
 	tail := "@" + sha
-	if runPattern.MatchString(run) {
+	if runPattern().MatchString(run) {
 		tail += "@" + run
 	}
 	if len(key)+len(tail) > maxExternalID {
@@ -263,7 +264,7 @@ func CheckRunExternalID(key, sha, run string) string {
 // of the review shares ("<key>@<sha>") and the run; run is "" for an id without one, and for
 // an id cdkbot did not make, which is then its own review part.
 func splitExternalID(id, sha string) (review, run string) {
-	if i := strings.LastIndexByte(id, '@'); i >= 0 && runPattern.MatchString(id[i+1:]) &&
+	if i := strings.LastIndexByte(id, '@'); i >= 0 && runPattern().MatchString(id[i+1:]) &&
 		strings.HasSuffix(id[:i], "@"+sha) && !strings.HasSuffix(id, "@"+sha) {
 		return id[:i], id[i+1:]
 	}

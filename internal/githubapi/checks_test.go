@@ -229,7 +229,7 @@ func TestCheckRunExternalID(t *testing.T) {
 		}
 		review, run := splitExternalID(got, c.sha)
 		wantRun := c.run
-		if !runPattern.MatchString(c.run) {
+		if !runPattern().MatchString(c.run) {
 			wantRun = ""
 		}
 		if review != c.review || run != wantRun {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cdkbot/cdkbot/internal/cfn"
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
@@ -12,7 +13,7 @@ import (
 // assetHash is how CDK names an asset: the SHA-256 of its content, in hexadecimal, in the S3 key
 // of a file asset (Lambda Code.S3Key, a bucket deployment's SourceObjectKeys, a nested stack's
 // TemplateURL) and the tag of an image asset.
-var assetHash = regexp.MustCompile(`[0-9a-f]{64}`)
+var assetHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9a-f]{64}`) })
 
 // AssetOnly is true when the resource is updated in place and every change it has is an asset's
 // hash: new Lambda code, new files for a bucket deployment, a new image, and nothing else. Such
@@ -112,10 +113,10 @@ func assetMetadataOnly(old, new any) bool {
 
 // hashOnly is true when two strings differ only in the asset hashes they hold.
 func hashOnly(a, b string) bool {
-	if !assetHash.MatchString(a) || !assetHash.MatchString(b) {
+	if !assetHash().MatchString(a) || !assetHash().MatchString(b) {
 		return false
 	}
-	return assetHash.ReplaceAllString(a, "#") == assetHash.ReplaceAllString(b, "#")
+	return assetHash().ReplaceAllString(a, "#") == assetHash().ReplaceAllString(b, "#")
 }
 
 // foldAssets splits resources into those a view lists and the asset-only changes it counts.

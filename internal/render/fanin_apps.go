@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cdkbot/cdkbot/internal/apps"
 	"github.com/cdkbot/cdkbot/internal/commitid"
@@ -52,12 +53,12 @@ type fanOutMatrix struct {
 	Removed []matrixLeg `json:"removed"`
 }
 
-var artifactUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var artifactUnsafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // ReportArtifact is the name of the artifact a leg of key uploads its report file as.
 func ReportArtifact(app, env, key string) string {
 	sum := sha256.Sum256([]byte(key))
-	name := strings.Trim(artifactUnsafe.ReplaceAllString(app+"-"+env, "-"), "-")
+	name := strings.Trim(artifactUnsafe().ReplaceAllString(app+"-"+env, "-"), "-")
 	return "cdkbot-report-" + truncate(name, 80) + "-" + hex.EncodeToString(sum[:4])
 }
 

@@ -2,6 +2,7 @@ package render
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -52,7 +53,7 @@ func mdSpan(s string, limit int) string {
 }
 
 // mdHTML escapes s for use inside an HTML element of a comment (<code>, <b>, <summary>, <sub>).
-func mdHTML(s string) string { return unlinker.Replace(codeEscaper.Replace(escapeUnsafe(s, true))) }
+func mdHTML(s string) string { return unlinker().Replace(codeEscaper.Replace(escapeUnsafe(s, true))) }
 
 var textEscaper = strings.NewReplacer(
 	"\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "{", "\\{", "}", "\\}", "[", "\\[", "]", "\\]",
@@ -80,7 +81,7 @@ func mdProse(s string) string {
 }
 
 // mdText escapes s for use as plain Markdown text.
-func mdText(s string) string { return unlinker.Replace(textEscaper.Replace(escapeUnsafe(s, true))) }
+func mdText(s string) string { return unlinker().Replace(textEscaper.Replace(escapeUnsafe(s, true))) }
 
 // unlinker keeps GitHub from turning escaped text into links: it puts an empty <wbr> element
 // (a line-break opportunity: invisible, copied as nothing) where an autolink or a mention would
@@ -89,7 +90,8 @@ func mdText(s string) string { return unlinker.Replace(textEscaper.Replace(escap
 // "ftp://" in any letter case, and "www."), and e-mail addresses and @mentions in each text node
 // of the HTML; the element splits the pattern in both. Other schemes ("aws://", "s3://") link
 // nowhere and are left alone. Applied after the escapers: their entities contain none of these.
-var unlinker = strings.NewReplacer(unlinkPairs()...)
+// Built on first use, as the regular expressions of this package are: not at every start.
+var unlinker = sync.OnceValue(func() *strings.Replacer { return strings.NewReplacer(unlinkPairs()...) })
 
 func unlinkPairs() []string {
 	pairs := []string{"@", "@<wbr>"}

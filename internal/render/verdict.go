@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cdkbot/cdkbot/internal/commitid"
 	"github.com/cdkbot/cdkbot/internal/review"
@@ -80,14 +81,14 @@ type Links struct {
 	Command bool
 }
 
-var hexSHA = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+var hexSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,64}$`) })
 
 // commitRef names a commit by its short SHA, linked to its page when the repository is known.
 // The SHA and the repository come from the event and the environment, not from the change; a
 // value that is not a hexadecimal SHA is shown as text, never linked.
 func commitRef(sha string, l Links) string {
 	short := commitid.Short(sha, commitid.GitHub)
-	if !hexSHA.MatchString(sha) || !safeURL(l.Repository) {
+	if !hexSHA().MatchString(sha) || !safeURL(l.Repository) {
 		return mdCode(short, 40)
 	}
 	return fmt.Sprintf("[%s](%s/commit/%s)", mdCode(short, 40), strings.TrimSuffix(l.Repository, "/"), sha)

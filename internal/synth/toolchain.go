@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // toolchain is what one kind of CDK app needs: the file that marks it, how its dependencies
@@ -122,7 +123,7 @@ func firstProgram(command string) string {
 		if strings.Contains(f, "=") && !strings.HasPrefix(f, "=") {
 			continue
 		}
-		if !plainProgram.MatchString(f) {
+		if !plainProgram().MatchString(f) {
 			return ""
 		}
 		return f
@@ -130,7 +131,7 @@ func firstProgram(command string) string {
 	return ""
 }
 
-var plainProgram = regexp.MustCompile(`^[A-Za-z0-9._/+-]+$`)
+var plainProgram = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._/+-]+$`) })
 
 // venvEnv runs the app with the virtual environment its install made, as an activated shell would.
 func venvEnv(env []string, dir string) []string {
