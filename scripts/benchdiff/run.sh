@@ -13,7 +13,8 @@
 #   3. growth: assemblies of 1, 10, 100 and 1,000 stacks × 200 resources (every resource replaced
 #      or updated), both sides, wall and peak RSS, and the peak RSS each stack adds
 #      ((peak(N) − peak(1)) ÷ (N − 1)). Goals: at 1,000 stacks ≤ ⅓ of the reference's peak, and a
-#      per-stack cost ≤ 1.1 × the 10-stack run's.
+#      per-stack cost ≤ 1.1 × the 10-stack run's. The Markdown diff and the review (as posted) of
+#      the same pairs are printed beside, cdkbot alone.
 #   4. with INPROCESS=1, in-process diff of template pairs (500 and 10,000 resources; spec loaded):
 #      the reference's loops take about ten minutes
 # Usage: scripts/benchdiff/run.sh   (ROUNDS=7; SCALE="1 10 100 1000"; GROWTH_ONLY=1 runs part 3
@@ -63,8 +64,17 @@ PY
 python3 - "$tmp" "$here/assembly.js" "$scale" >"$tmp/scale.json" <<'PY'
 import json, sys
 tmp, ref, scale = sys.argv[1], sys.argv[2], sys.argv[3].split()
-json.dump([{"name": n, "group": "scale", "ours": [f"{tmp}/cdkbot", "diff", f"{tmp}/in/scale-{n}-old", f"{tmp}/in/scale-{n}-new",
-            "--format", "json"], "ref": ["node", ref, f"{tmp}/in/scale-{n}-old", f"{tmp}/in/scale-{n}-new"]} for n in scale], sys.stdout)
+cases = []
+for n in scale:
+    old, new = f"{tmp}/in/scale-{n}-old", f"{tmp}/in/scale-{n}-new"
+    cases.append({"name": n, "group": "scale", "ours": [f"{tmp}/cdkbot", "diff", old, new, "--format", "json"],
+                  "ref": ["node", ref, old, new]})
+    # cdkbot alone: the Markdown diff and the review as posted (the PR comment), on the same pair
+    cases.append({"name": f"{n} markdown", "group": "scale-markdown",
+                  "ours": [f"{tmp}/cdkbot", "diff", old, new, "--format", "markdown"]})
+    cases.append({"name": f"{n} review", "group": "scale-review", "ours": [f"{tmp}/cdkbot", "review", "--base-assembly", old,
+                  "--head-assembly", new, "--deployed", "off", "--format", "markdown"]})
+json.dump(cases, sys.stdout)
 PY
 # The growth curve is long (the reference takes minutes at 1,000 stacks): one round.
 python3 "$here/paired.py" "$tmp/scale.json" 1 >"$tmp/scale-results.json"
@@ -73,7 +83,9 @@ ref='{}'
 
 python3 - "$tmp/real-results.json" "$tmp/scale-results.json" "$inproc" "$ref" "$rounds" <<'PY'
 import json, statistics, sys
-real, scale = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+real, scale_all = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+scale = [c for c in scale_all if c["group"] == "scale"]
+others = {c["name"]: c for c in scale_all if c["group"] != "scale"}
 ours_in, ref_in, rounds = json.loads(sys.argv[3]), json.loads(sys.argv[4]), sys.argv[5]
 def ratios(c, i):  # reference ÷ cdkbot, run by run (i: 0 wall, 1 peak RSS)
     return sorted(r[i] / o[i] for o, r in zip(c["ours"], c["ref"]))
@@ -111,6 +123,13 @@ if 10 in per and 1000 in per:
     top = next(c for c in scale if c["name"] == "1000")
     print(f"   1,000 stacks: cdkbot's peak is {top['ours'][0][1] / top['ref'][0][1]:.2f} of the reference's (goal ≤ 0.33);"
           f" per-stack cost {per[1000] / per[10]:.2f} × the 10-stack run's (goal ≤ 1.10)")
+print("   the same pairs, cdkbot alone: wall ms / peak MiB of the Markdown diff and of the review as posted")
+print(f"   {'stacks':>6} {'diff --format markdown':>24} {'review --format markdown':>26} {'review ÷ reference RSS':>24}")
+for c in scale:
+    md, rv = others.get(f"{c['name']} markdown"), others.get(f"{c['name']} review")
+    if md and rv:
+        (mw, mr), (rw_, rr) = md["ours"][0], rv["ours"][0]
+        print(f"   {c['name']:>6} {mw:>12.0f} / {mr / 1024:>7.1f} {rw_:>14.0f} / {rr / 1024:>7.1f} {rr / c['ref'][0][1]:>24.2f}")
 if ref_in:
     print("4. in-process template diff (spec loaded), median of the loops")
 for name in ("pair500", "pair10000") if ref_in else ():
