@@ -255,3 +255,32 @@ func FuzzDecodeJSON(f *testing.F) {
 		}
 	})
 }
+
+// Keys are reused within a parse (key): every key must still read as written, past the bound on
+// reused keys, with escapes and non-ASCII letters, and equal keys in different objects.
+func TestKeysReadAsWrittenWhenReused(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"Resources": {`)
+	for i := range maxInterned + 500 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"R%d": {"Type": "T", "Properties": {"Key\u0041": %d, "cl\u00e9": "x", "Ünïcode": [%d], "Name%d": {"Ref": "R%d"}}}`,
+			i, i, i, i%7, i)
+	}
+	b.WriteString(`}, "Ref": {"Type": "AWS::S3::Bucket"}}`)
+	got, err := DecodeJSON([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(b.String()))
+	dec.UseNumber()
+	var want any
+	if err := dec.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("the parse differs from encoding/json's")
+	}
+}

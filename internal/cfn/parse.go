@@ -110,6 +110,8 @@ type jsonParser struct {
 	path []step
 	// plain makes objects map[string]any and numbers json.Number (DecodeJSON).
 	plain bool
+	// interned are the object keys read so far (key).
+	interned map[string]string
 }
 
 // step is one level of a path: a key, or an index when key is not set.
@@ -214,7 +216,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 			return nil, p.fail("expected a string key")
 		}
 		at := p.pos
-		k, err := p.string()
+		k, err := p.key()
 		if err != nil {
 			return nil, err
 		}
@@ -313,6 +315,44 @@ func (p *jsonParser) array(depth int) (any, error) {
 			return nil, p.fail(fmt.Sprintf("invalid character %q after array element", p.data[p.pos]))
 		}
 	}
+}
+
+// key reads an object key. Keys repeat across a template (Type, Properties, Ref, Fn::GetAtt,
+// Key, Value): each distinct one is allocated once per parse, up to maxInterned of them.
+func (p *jsonParser) key() (string, error) {
+	if raw, ok := p.plainString(); ok {
+		if k, ok := p.interned[string(raw)]; ok {
+			return k, nil
+		}
+		k := string(raw)
+		if len(p.interned) < maxInterned {
+			if p.interned == nil {
+				p.interned = map[string]string{}
+			}
+			p.interned[k] = k
+		}
+		return k, nil
+	}
+	return p.string()
+}
+
+// maxInterned bounds the keys a parse keeps for reuse: a template of unique keys gains nothing.
+const maxInterned = 4096
+
+// plainString reads a string without escapes or non-ASCII bytes and returns its bytes; ok is
+// false (and nothing is read) for any other string, which string reads.
+func (p *jsonParser) plainString() ([]byte, bool) {
+	for i := p.pos + 1; i < len(p.data); i++ {
+		switch c := p.data[i]; {
+		case c == '"':
+			raw := p.data[p.pos+1 : i]
+			p.pos = i + 1
+			return raw, true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 func (p *jsonParser) string() (string, error) {
