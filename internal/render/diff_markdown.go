@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -30,80 +31,134 @@ const (
 
 // DiffMarkdown writes the report as GitHub Markdown within opts.Budget bytes.
 func DiffMarkdown(w io.Writer, r DiffReport, opts DiffOptions) error {
-	_, err := io.WriteString(w, diffMarkdown(r, opts))
-	return err
+	md := NewDiffMarkdownStream(&memorySpool{}, opts)
+	for _, s := range r.Stacks {
+		if err := md.Stack(s); err != nil {
+			return err
+		}
+	}
+	return md.Close(w)
 }
 
-func diffMarkdown(r DiffReport, opts DiffOptions) string {
-	budget := opts.Budget
+// Spool holds a view's text written stack by stack until it is read back: a temporary file, or
+// memory when the report is held whole anyway.
+type Spool interface {
+	io.Writer
+	io.ReaderAt
+}
+
+// memorySpool is a Spool in memory.
+type memorySpool struct{ bytes.Buffer }
+
+func (s *memorySpool) ReadAt(p []byte, off int64) (int, error) {
+	return bytes.NewReader(s.Bytes()).ReadAt(p, off)
+}
+
+// DiffMarkdownStream writes DiffMarkdown's view stack by stack: each changed stack's text at every
+// detail level goes to the spool when the stack is given, and only where it is stays, with the
+// counts, the attention items the list can show and the unchanged stacks the line names. Close
+// weighs the budget on those sizes and copies the chosen texts from the spool: the same bytes as
+// DiffMarkdown for the same stacks in the same order, without holding the report.
+type DiffMarkdownStream struct {
+	spool      Spool
+	spoolSize  int64
+	opts       DiffOptions
+	counts     Counts
+	stacks     []mdStack // the changed stacks, in order
+	attention  []string  // the first attentionLimit items of the "needs attention" list
+	attentionN int       // items of the list, shown or not
+	unchanged  []string  // the first unchangedStackNames unchanged stacks' names
+	unchangedN int       // unchanged stacks, named or not
+	err        error
+}
+
+// mdStack is a changed stack of the Markdown view: where its text is in the spool at each detail
+// level, and the level it is shown at.
+type mdStack struct {
+	level int
+	text  [levelFull + 1]spoolSpan // by level; text[levelOmitted] is empty
+}
+
+type spoolSpan struct{ off, size int64 }
+
+func (s *mdStack) size() int64 { return s.text[s.level].size }
+
+// NewDiffMarkdownStream starts a Markdown diff view; spool must be empty.
+func NewDiffMarkdownStream(spool Spool, opts DiffOptions) *DiffMarkdownStream {
+	return &DiffMarkdownStream{spool: spool, opts: opts}
+}
+
+// Stack adds the next top-level stack: its texts go to the spool.
+func (m *DiffMarkdownStream) Stack(s *cfndiff.StackDiff) error {
+	if m.err != nil {
+		return m.err
+	}
+	m.counts.Add(s)
+	for _, item := range attentionItems(s) {
+		if len(m.attention) < attentionLimit {
+			m.attention = append(m.attention, item)
+		}
+		m.attentionN++
+	}
+	if !s.Changed() { // counted with the other unchanged stacks, in one line
+		if len(m.unchanged) < unchangedStackNames {
+			m.unchanged = append(m.unchanged, "<b>"+mdHTML(truncate(stackTitle(s), 120))+"</b>")
+		}
+		m.unchangedN++
+		return nil
+	}
+	st := mdStack{level: levelFull}
+	for level := levelSummary; level <= levelFull; level++ {
+		text := stackMarkdown(s, level, m.opts)
+		st.text[level] = spoolSpan{m.spoolSize, int64(len(text))}
+		if _, m.err = io.WriteString(m.spool, text); m.err != nil {
+			return m.err
+		}
+		m.spoolSize += int64(len(text))
+	}
+	m.stacks = append(m.stacks, st)
+	return nil
+}
+
+// Close writes the view to w within the budget: the biggest, most detailed stack is degraded one
+// level at a time (full, resources, one line, left out) until the view fits, then the attention
+// list is shortened, and what still does not fit is cut.
+func (m *DiffMarkdownStream) Close(w io.Writer) error {
+	if m.err != nil {
+		return m.err
+	}
+	budget := int64(m.opts.Budget)
 	if budget <= 0 {
 		budget = GitHubCommentLimit
 	}
-	c := r.Count()
 	attentionMax := attentionLimit
-	head := "### cdkbot diff: " + mdText(headline(c)) + "\n\n" + attention(r, attentionMax)
-	levels := make([]int, len(r.Stacks))
-	parts := make([]string, len(r.Stacks))
-	var unchanged []*cfndiff.StackDiff
-	for i, s := range r.Stacks {
-		levels[i] = levelFull
-		parts[i] = stackMarkdown(s, levelFull, opts)
-		if !s.Changed() {
-			levels[i] = levelQuiet
-			unchanged = append(unchanged, s)
-		}
-	}
-	rest := unchangedLine(unchanged)
+	head := m.head(attentionMax)
+	rest := unchangedLine(m.unchanged, m.unchangedN)
 	degraded := false
-	assemble := func() string {
-		var b strings.Builder
-		b.WriteString(head)
-		omitted := 0
-		for i, p := range parts {
-			switch levels[i] {
-			case levelQuiet:
-				continue
-			case levelOmitted:
-				omitted++
-				continue
-			}
-			b.WriteString(p)
-		}
-		b.WriteString(rest)
-		if omitted > 0 {
-			fmt.Fprintf(&b, "\n… and %s not shown.\n", plural(omitted, "more stack", "more stacks"))
-		}
-		if degraded {
-			hint := opts.FullDiffHint
-			if hint == "" {
-				hint = "Run `cdkbot diff` locally for the full diff."
-			}
-			b.WriteString("\n> [!NOTE]\n> Some detail was left out to fit GitHub's comment size limit. " + hint + "\n")
-		}
-		return b.String()
-	}
-	// Sizes are tracked rather than re-assembled on every step: a 100-stack diff degrades
+	// Sizes are weighed rather than the view assembled on every step: a 100-stack diff degrades
 	// hundreds of times, and each assembly would copy megabytes.
 	const footerReserve = 600 // the "… more stacks" line and the note, with the hint
-	total := len(head) + len(rest)
-	for _, p := range parts {
-		total += len(p)
+	total := int64(len(head) + len(rest))
+	for i := range m.stacks {
+		total += m.stacks[i].size()
 	}
 	for total+footerReserve > budget {
 		best := -1
-		for i := range parts {
-			if levels[i] <= levelOmitted {
+		for i := range m.stacks {
+			s := &m.stacks[i]
+			if s.level <= levelOmitted {
 				continue
 			}
-			if best < 0 || levels[i] > levels[best] || (levels[i] == levels[best] && len(parts[i]) > len(parts[best])) {
+			if best < 0 || s.level > m.stacks[best].level ||
+				(s.level == m.stacks[best].level && s.size() > m.stacks[best].size()) {
 				best = i
 			}
 		}
 		degraded = true
-		if best < 0 || levels[best] == levelSummary {
+		if best < 0 || m.stacks[best].level == levelSummary {
 			last := -1
-			for i := range parts {
-				if levels[i] > levelOmitted {
+			for i := range m.stacks {
+				if m.stacks[i].level > levelOmitted {
 					last = i
 				}
 			}
@@ -112,52 +167,122 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 					break
 				}
 				attentionMax /= 2 // the list of dangerous changes itself is too long: shorten it
-				total -= len(head)
-				head = "### cdkbot diff: " + mdText(headline(c)) + "\n\n" + attention(r, attentionMax)
-				total += len(head)
+				total -= int64(len(head))
+				head = m.head(attentionMax)
+				total += int64(len(head))
 				continue
 			}
-			levels[last] = levelOmitted
-			total -= len(parts[last])
+			total -= m.stacks[last].size()
+			m.stacks[last].level = levelOmitted
 			continue
 		}
-		levels[best]--
-		total -= len(parts[best])
-		parts[best] = stackMarkdown(r.Stacks[best], levels[best], opts)
-		total += len(parts[best])
+		total -= m.stacks[best].size()
+		m.stacks[best].level--
+		total += m.stacks[best].size()
 	}
-	out := assemble()
-	if len(out) > budget { // the attention list alone is too long: keep its head
-		out = truncateLines(out, budget-200) + "\n\n… (truncated to fit GitHub's comment size limit)\n"
+	foot := m.footer(degraded)
+	if total+int64(len(foot)) <= budget {
+		ew := &errWriter{w: w}
+		m.assemble(ew, head, rest, foot)
+		return ew.err
 	}
-	return out
+	// The attention list alone is too long: keep its head. A byte more than truncateLines keeps
+	// is enough for it to cut where it would cut the whole view.
+	limit := int(budget) - 200
+	prefix := &prefixWriter{limit: max(limit+1, 0)}
+	ew := &errWriter{w: prefix}
+	if m.assemble(ew, head, rest, foot); ew.err != nil {
+		return ew.err
+	}
+	_, err := io.WriteString(w, truncateLines(prefix.String(), limit)+"\n\n… (truncated to fit GitHub's comment size limit)\n")
+	return err
 }
 
-// attention lists what a reviewer must not miss: replacements, destroys, orphans and
-// broadened permissions, across all stacks.
-func attention(r DiffReport, limit int) string {
-	var items []string
-	for _, top := range r.Stacks {
-		for _, s := range top.All() {
-			for _, res := range s.Diff.Resources {
-				switch res.Impact {
-				case cfndiff.Replace, cfndiff.MayReplace, cfndiff.Destroy, cfndiff.Orphan:
-					items = append(items, fmt.Sprintf("- **%s** %s (%s) in **%s**: %s", res.Impact,
-						mdCode(res.LogicalID, 80), mdCode(res.Type(), 80), mdText(stackTitle(s)), mdText(res.Consequence())))
-				}
-			}
-			if sec := s.Diff.Security; sec.Broadened() {
-				items = append(items, fmt.Sprintf("- 🔓 **permissions broadened** in **%s**: %s",
-					mdText(stackTitle(s)), securityCounts(sec)))
-			}
+func (m *DiffMarkdownStream) head(attentionMax int) string {
+	return "### cdkbot diff: " + mdText(headline(m.counts)) + "\n\n" + attentionList(m.attention, m.attentionN, attentionMax)
+}
+
+// footer says how many stacks were left out, and where the full diff is when detail was.
+func (m *DiffMarkdownStream) footer(degraded bool) string {
+	var b strings.Builder
+	omitted := 0
+	for _, s := range m.stacks {
+		if s.level == levelOmitted {
+			omitted++
 		}
 	}
-	if len(items) == 0 {
+	if omitted > 0 {
+		fmt.Fprintf(&b, "\n… and %s not shown.\n", plural(omitted, "more stack", "more stacks"))
+	}
+	if degraded {
+		hint := m.opts.FullDiffHint
+		if hint == "" {
+			hint = "Run `cdkbot diff` locally for the full diff."
+		}
+		b.WriteString("\n> [!NOTE]\n> Some detail was left out to fit GitHub's comment size limit. " + hint + "\n")
+	}
+	return b.String()
+}
+
+// assemble writes the view: the head, each stack shown at its level, copied from the spool, then
+// the unchanged stacks' line and the footer.
+func (m *DiffMarkdownStream) assemble(ew *errWriter, head, rest, foot string) {
+	io.WriteString(ew, head)
+	for _, s := range m.stacks {
+		if s.level == levelOmitted || ew.err != nil {
+			continue
+		}
+		span := s.text[s.level]
+		if _, err := io.Copy(ew, io.NewSectionReader(m.spool, span.off, span.size)); err != nil && ew.err == nil {
+			ew.err = err
+		}
+	}
+	io.WriteString(ew, rest)
+	io.WriteString(ew, foot)
+}
+
+// prefixWriter keeps the first limit bytes written to it and drops the rest.
+type prefixWriter struct {
+	strings.Builder
+	limit int
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	if room := p.limit - p.Len(); room > 0 {
+		p.Builder.Write(b[:min(room, len(b))])
+	}
+	return len(b), nil
+}
+
+// attentionItems are what a reviewer must not miss in a top-level stack (its nested stacks
+// included): replacements, destroys, orphans and broadened permissions.
+func attentionItems(top *cfndiff.StackDiff) []string {
+	var items []string
+	for _, s := range top.All() {
+		for _, res := range s.Diff.Resources {
+			switch res.Impact {
+			case cfndiff.Replace, cfndiff.MayReplace, cfndiff.Destroy, cfndiff.Orphan:
+				items = append(items, fmt.Sprintf("- **%s** %s (%s) in **%s**: %s", res.Impact,
+					mdCode(res.LogicalID, 80), mdCode(res.Type(), 80), mdText(stackTitle(s)), mdText(res.Consequence())))
+			}
+		}
+		if sec := s.Diff.Security; sec.Broadened() {
+			items = append(items, fmt.Sprintf("- 🔓 **permissions broadened** in **%s**: %s",
+				mdText(stackTitle(s)), securityCounts(sec)))
+		}
+	}
+	return items
+}
+
+// attentionList is the "needs attention" list across all stacks: its first limit items of the
+// given ones, then how many more there are of total.
+func attentionList(items []string, total, limit int) string {
+	if total == 0 {
 		return ""
 	}
 	more := ""
-	if len(items) > limit {
-		more = fmt.Sprintf("- … and %d more\n", len(items)-limit)
+	if total > limit {
+		more = fmt.Sprintf("- … and %d more\n", total-limit)
 		items = items[:limit]
 	}
 	return "**Needs attention**\n\n" + strings.Join(items, "\n") + "\n" + more + "\n"
@@ -449,19 +574,15 @@ func namesList(rs []*cfndiff.ResourceChange, limit int) string {
 // unchangedStackNames is how many unchanged stacks a diff names before counting the rest.
 const unchangedStackNames = 5
 
-// unchangedLine counts the stacks that do not change in one line, naming the first few.
-func unchangedLine(stacks []*cfndiff.StackDiff) string {
-	if len(stacks) == 0 {
+// unchangedLine counts the stacks that do not change in one line, naming the first few: names
+// are the first unchangedStackNames of total.
+func unchangedLine(names []string, total int) string {
+	if total == 0 {
 		return ""
 	}
-	var names []string
-	for i, s := range stacks {
-		if i == unchangedStackNames {
-			names = append(names, fmt.Sprintf("and %d more", len(stacks)-unchangedStackNames))
-			break
-		}
-		names = append(names, "<b>"+mdHTML(truncate(stackTitle(s), 120))+"</b>")
+	if total > unchangedStackNames {
+		names = append(names[:unchangedStackNames:unchangedStackNames], fmt.Sprintf("and %d more", total-unchangedStackNames))
 	}
-	return fmt.Sprintf("\n%s: %s.\n", plural(len(stacks), "stack unchanged", "stacks unchanged"),
+	return fmt.Sprintf("\n%s: %s.\n", plural(total, "stack unchanged", "stacks unchanged"),
 		strings.Join(names, ", "))
 }
