@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -29,136 +28,176 @@ const (
 	attentionLimit = 50  // items in the "needs attention" list
 )
 
-// DiffMarkdown writes the report as GitHub Markdown within opts.Budget bytes.
+// DiffMarkdown writes the report as GitHub Markdown within opts.Budget bytes. The report is held
+// anyway: each stack's texts are rendered to be weighed, and again once chosen, not kept.
 func DiffMarkdown(w io.Writer, r DiffReport, opts DiffOptions) error {
-	md := NewDiffMarkdownStream(&memorySpool{}, opts)
+	held := &heldStacks{opts: opts}
+	layout := markdownLayout{opts: opts}
 	for _, s := range r.Stacks {
-		if err := md.Stack(s); err != nil {
-			return err
+		if layout.add(s) {
+			held.stacks = append(held.stacks, s)
+			held.sizes = append(held.sizes, [levelFull + 1]int{-1, -1, -1, -1})
 		}
 	}
-	return md.Close(w)
+	return layout.write(w, held)
 }
 
-// Spool holds a view's text written stack by stack until it is read back: a temporary file, or
-// memory when the report is held whole anyway.
+// heldStacks are the changed stacks of a report held whole, each text rendered when it is
+// weighed or written: only the sizes are kept.
+type heldStacks struct {
+	stacks []*cfndiff.StackDiff
+	opts   DiffOptions
+	sizes  [][levelFull + 1]int // by stack and level; -1 until rendered
+}
+
+func (h *heldStacks) size(i, level int) int {
+	if h.sizes[i][level] < 0 {
+		h.sizes[i][level] = len(stackMarkdown(h.stacks[i], level, h.opts))
+	}
+	return h.sizes[i][level]
+}
+
+func (h *heldStacks) writeText(w io.Writer, i, level int) error {
+	_, err := io.WriteString(w, stackMarkdown(h.stacks[i], level, h.opts))
+	return err
+}
+
+// Spool holds a view's text written stack by stack until it is read back: a temporary file.
 type Spool interface {
 	io.Writer
 	io.ReaderAt
 }
 
-// memorySpool is a Spool in memory.
-type memorySpool struct{ bytes.Buffer }
-
-func (s *memorySpool) ReadAt(p []byte, off int64) (int, error) {
-	return bytes.NewReader(s.Bytes()).ReadAt(p, off)
-}
-
 // DiffMarkdownStream writes DiffMarkdown's view stack by stack: each changed stack's text at every
 // detail level goes to the spool when the stack is given, and only where it is stays, with the
 // counts, the attention items the list can show and the unchanged stacks the line names. Close
-// weighs the budget on those sizes and copies the chosen texts from the spool: the same bytes as
-// DiffMarkdown for the same stacks in the same order, without holding the report.
+// weighs the budget on those sizes, as DiffMarkdown does, and copies the chosen texts from the
+// spool: the same bytes as DiffMarkdown for the same stacks in the same order, without holding
+// the report.
 type DiffMarkdownStream struct {
-	spool      Spool
-	spoolSize  int64
-	opts       DiffOptions
-	counts     Counts
-	stacks     []mdStack // the changed stacks, in order
-	attention  []string  // the first attentionLimit items of the "needs attention" list
-	attentionN int       // items of the list, shown or not
-	unchanged  []string  // the first unchangedStackNames unchanged stacks' names
-	unchangedN int       // unchanged stacks, named or not
-	err        error
-}
-
-// mdStack is a changed stack of the Markdown view: where its text is in the spool at each detail
-// level, and the level it is shown at.
-type mdStack struct {
-	level int
-	text  [levelFull + 1]spoolSpan // by level; text[levelOmitted] is empty
+	layout    markdownLayout
+	spool     Spool
+	spoolSize int64
+	texts     [][levelFull + 1]spoolSpan // by changed stack and level; [levelOmitted] is empty
+	err       error
 }
 
 type spoolSpan struct{ off, size int64 }
 
-func (s *mdStack) size() int64 { return s.text[s.level].size }
-
 // NewDiffMarkdownStream starts a Markdown diff view; spool must be empty.
 func NewDiffMarkdownStream(spool Spool, opts DiffOptions) *DiffMarkdownStream {
-	return &DiffMarkdownStream{spool: spool, opts: opts}
+	return &DiffMarkdownStream{layout: markdownLayout{opts: opts}, spool: spool}
 }
 
 // Stack adds the next top-level stack: its texts go to the spool.
 func (m *DiffMarkdownStream) Stack(s *cfndiff.StackDiff) error {
-	if m.err != nil {
+	if m.err != nil || !m.layout.add(s) {
 		return m.err
 	}
-	m.counts.Add(s)
-	for _, item := range attentionItems(s) {
-		if len(m.attention) < attentionLimit {
-			m.attention = append(m.attention, item)
-		}
-		m.attentionN++
-	}
-	if !s.Changed() { // counted with the other unchanged stacks, in one line
-		if len(m.unchanged) < unchangedStackNames {
-			m.unchanged = append(m.unchanged, "<b>"+mdHTML(truncate(stackTitle(s), 120))+"</b>")
-		}
-		m.unchangedN++
-		return nil
-	}
-	st := mdStack{level: levelFull}
+	var spans [levelFull + 1]spoolSpan
 	for level := levelSummary; level <= levelFull; level++ {
-		text := stackMarkdown(s, level, m.opts)
-		st.text[level] = spoolSpan{m.spoolSize, int64(len(text))}
+		text := stackMarkdown(s, level, m.layout.opts)
+		spans[level] = spoolSpan{m.spoolSize, int64(len(text))}
 		if _, m.err = io.WriteString(m.spool, text); m.err != nil {
 			return m.err
 		}
 		m.spoolSize += int64(len(text))
 	}
-	m.stacks = append(m.stacks, st)
+	m.texts = append(m.texts, spans)
 	return nil
 }
 
-// Close writes the view to w within the budget: the biggest, most detailed stack is degraded one
-// level at a time (full, resources, one line, left out) until the view fits, then the attention
-// list is shortened, and what still does not fit is cut.
+// Close writes the view to w within the budget.
 func (m *DiffMarkdownStream) Close(w io.Writer) error {
 	if m.err != nil {
 		return m.err
 	}
-	budget := int64(m.opts.Budget)
+	return m.layout.write(w, m)
+}
+
+func (m *DiffMarkdownStream) size(i, level int) int { return int(m.texts[i][level].size) }
+
+func (m *DiffMarkdownStream) writeText(w io.Writer, i, level int) error {
+	span := m.texts[i][level]
+	_, err := io.Copy(w, io.NewSectionReader(m.spool, span.off, span.size))
+	return err
+}
+
+// stackTexts are the texts of the changed stacks of a Markdown view, by stack and detail level:
+// their sizes to weigh against the budget, and the texts chosen.
+type stackTexts interface {
+	size(i, level int) int
+	writeText(w io.Writer, i, level int) error
+}
+
+// markdownLayout is what the Markdown view weighs against its budget besides the stacks' texts,
+// gathered stack by stack: the counts, the attention items the list can show, the unchanged
+// stacks the line names, and the level each changed stack is shown at.
+type markdownLayout struct {
+	opts       DiffOptions
+	counts     Counts
+	levels     []int    // by changed stack, in order
+	attention  []string // the first attentionLimit items of the "needs attention" list
+	attentionN int      // items of the list, shown or not
+	unchanged  []string // the first unchangedStackNames unchanged stacks' names
+	unchangedN int      // unchanged stacks, named or not
+}
+
+// add tallies the next top-level stack, and says whether it changes: only then does it have texts.
+func (l *markdownLayout) add(s *cfndiff.StackDiff) bool {
+	l.counts.Add(s)
+	for _, item := range attentionItems(s) {
+		if len(l.attention) < attentionLimit {
+			l.attention = append(l.attention, item)
+		}
+		l.attentionN++
+	}
+	if !s.Changed() { // counted with the other unchanged stacks, in one line
+		if len(l.unchanged) < unchangedStackNames {
+			l.unchanged = append(l.unchanged, "<b>"+mdHTML(truncate(stackTitle(s), 120))+"</b>")
+		}
+		l.unchangedN++
+		return false
+	}
+	l.levels = append(l.levels, levelFull)
+	return true
+}
+
+// write writes the view to w within the budget: the biggest, most detailed stack is degraded one
+// level at a time (full, resources, one line, left out) until the view fits, then the attention
+// list is shortened, and what still does not fit is cut.
+func (l *markdownLayout) write(w io.Writer, texts stackTexts) error {
+	budget := l.opts.Budget
 	if budget <= 0 {
 		budget = GitHubCommentLimit
 	}
+	size := func(i int) int { return texts.size(i, l.levels[i]) }
 	attentionMax := attentionLimit
-	head := m.head(attentionMax)
-	rest := unchangedLine(m.unchanged, m.unchangedN)
+	head := l.head(attentionMax)
+	rest := unchangedLine(l.unchanged, l.unchangedN)
 	degraded := false
 	// Sizes are weighed rather than the view assembled on every step: a 100-stack diff degrades
 	// hundreds of times, and each assembly would copy megabytes.
 	const footerReserve = 600 // the "… more stacks" line and the note, with the hint
-	total := int64(len(head) + len(rest))
-	for i := range m.stacks {
-		total += m.stacks[i].size()
+	total := len(head) + len(rest)
+	for i := range l.levels {
+		total += size(i)
 	}
 	for total+footerReserve > budget {
 		best := -1
-		for i := range m.stacks {
-			s := &m.stacks[i]
-			if s.level <= levelOmitted {
+		for i, level := range l.levels {
+			if level <= levelOmitted {
 				continue
 			}
-			if best < 0 || s.level > m.stacks[best].level ||
-				(s.level == m.stacks[best].level && s.size() > m.stacks[best].size()) {
+			if best < 0 || level > l.levels[best] || (level == l.levels[best] && size(i) > size(best)) {
 				best = i
 			}
 		}
 		degraded = true
-		if best < 0 || m.stacks[best].level == levelSummary {
+		if best < 0 || l.levels[best] == levelSummary {
 			last := -1
-			for i := range m.stacks {
-				if m.stacks[i].level > levelOmitted {
+			for i, level := range l.levels {
+				if level > levelOmitted {
 					last = i
 				}
 			}
@@ -167,47 +206,44 @@ func (m *DiffMarkdownStream) Close(w io.Writer) error {
 					break
 				}
 				attentionMax /= 2 // the list of dangerous changes itself is too long: shorten it
-				total -= int64(len(head))
-				head = m.head(attentionMax)
-				total += int64(len(head))
+				total -= len(head)
+				head = l.head(attentionMax)
+				total += len(head)
 				continue
 			}
-			total -= m.stacks[last].size()
-			m.stacks[last].level = levelOmitted
+			total -= size(last)
+			l.levels[last] = levelOmitted
 			continue
 		}
-		total -= m.stacks[best].size()
-		m.stacks[best].level--
-		total += m.stacks[best].size()
+		total -= size(best)
+		l.levels[best]--
+		total += size(best)
 	}
-	foot := m.footer(degraded)
-	if total+int64(len(foot)) <= budget {
-		ew := &errWriter{w: w}
-		m.assemble(ew, head, rest, foot)
-		return ew.err
+	foot := l.footer(degraded)
+	if total+len(foot) <= budget {
+		return l.assemble(w, texts, head, rest, foot)
 	}
 	// The attention list alone is too long: keep its head. A byte more than truncateLines keeps
 	// is enough for it to cut where it would cut the whole view.
-	limit := int(budget) - 200
+	limit := budget - 200
 	prefix := &prefixWriter{limit: max(limit+1, 0)}
-	ew := &errWriter{w: prefix}
-	if m.assemble(ew, head, rest, foot); ew.err != nil {
-		return ew.err
+	if err := l.assemble(prefix, texts, head, rest, foot); err != nil {
+		return err
 	}
-	_, err := io.WriteString(w, truncateLines(prefix.String(), limit)+"\n\n… (truncated to fit GitHub's comment size limit)\n")
+	_, err := io.WriteString(w, truncateLines(prefix.kept.String(), limit)+"\n\n… (truncated to fit GitHub's comment size limit)\n")
 	return err
 }
 
-func (m *DiffMarkdownStream) head(attentionMax int) string {
-	return "### cdkbot diff: " + mdText(headline(m.counts)) + "\n\n" + attentionList(m.attention, m.attentionN, attentionMax)
+func (l *markdownLayout) head(attentionMax int) string {
+	return "### cdkbot diff: " + mdText(headline(l.counts)) + "\n\n" + attentionList(l.attention, l.attentionN, attentionMax)
 }
 
 // footer says how many stacks were left out, and where the full diff is when detail was.
-func (m *DiffMarkdownStream) footer(degraded bool) string {
+func (l *markdownLayout) footer(degraded bool) string {
 	var b strings.Builder
 	omitted := 0
-	for _, s := range m.stacks {
-		if s.level == levelOmitted {
+	for _, level := range l.levels {
+		if level == levelOmitted {
 			omitted++
 		}
 	}
@@ -215,7 +251,7 @@ func (m *DiffMarkdownStream) footer(degraded bool) string {
 		fmt.Fprintf(&b, "\n… and %s not shown.\n", plural(omitted, "more stack", "more stacks"))
 	}
 	if degraded {
-		hint := m.opts.FullDiffHint
+		hint := l.opts.FullDiffHint
 		if hint == "" {
 			hint = "Run `cdkbot diff` locally for the full diff."
 		}
@@ -224,32 +260,33 @@ func (m *DiffMarkdownStream) footer(degraded bool) string {
 	return b.String()
 }
 
-// assemble writes the view: the head, each stack shown at its level, copied from the spool, then
-// the unchanged stacks' line and the footer.
-func (m *DiffMarkdownStream) assemble(ew *errWriter, head, rest, foot string) {
-	io.WriteString(ew, head)
-	for _, s := range m.stacks {
-		if s.level == levelOmitted || ew.err != nil {
+// assemble writes the view: the head, each stack shown at its level, the unchanged stacks' line
+// and the footer.
+func (l *markdownLayout) assemble(w io.Writer, texts stackTexts, head, rest, foot string) error {
+	if _, err := io.WriteString(w, head); err != nil {
+		return err
+	}
+	for i, level := range l.levels {
+		if level == levelOmitted {
 			continue
 		}
-		span := s.text[s.level]
-		if _, err := io.Copy(ew, io.NewSectionReader(m.spool, span.off, span.size)); err != nil && ew.err == nil {
-			ew.err = err
+		if err := texts.writeText(w, i, level); err != nil {
+			return err
 		}
 	}
-	io.WriteString(ew, rest)
-	io.WriteString(ew, foot)
+	_, err := io.WriteString(w, rest+foot)
+	return err
 }
 
 // prefixWriter keeps the first limit bytes written to it and drops the rest.
 type prefixWriter struct {
-	strings.Builder
+	kept  strings.Builder
 	limit int
 }
 
 func (p *prefixWriter) Write(b []byte) (int, error) {
-	if room := p.limit - p.Len(); room > 0 {
-		p.Builder.Write(b[:min(room, len(b))])
+	if room := p.limit - p.kept.Len(); room > 0 {
+		p.kept.Write(b[:min(room, len(b))])
 	}
 	return len(b), nil
 }

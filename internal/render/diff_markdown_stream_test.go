@@ -46,9 +46,9 @@ func markdownBudgets(full int) []int {
 	return budgets
 }
 
-// The Markdown view written stack by stack, through memory or a file, gives the bytes of the
-// view rendered from the whole report, at every budget: whole, stacks degraded to their resources,
-// to one line and left out, the attention list shortened, and the view cut.
+// The Markdown view, of the report held whole or written stack by stack through a file, gives the
+// bytes it gave before it was weighed on sizes (wholeDiffMarkdown), at every budget: whole, stacks
+// degraded to their resources, to one line and left out, the attention list shortened, and cut.
 func TestDiffMarkdownStreamGivesTheWholeViewsBytes(t *testing.T) {
 	t.Parallel()
 	reports := map[string]func(t *testing.T) DiffReport{
@@ -83,20 +83,20 @@ func TestDiffMarkdownStreamGivesTheWholeViewsBytes(t *testing.T) {
 						t.Fatal(err)
 					}
 					if got.String() != want {
-						t.Fatalf("budget %d: in memory, %s", budget, firstDifference(got.String(), want))
+						t.Fatalf("budget %d: held whole, %s", budget, firstDifference(got.String(), want))
 					}
 					got.Reset()
 					md := streamMarkdownThroughFile(t, &got, r, opts)
 					if got.String() != want {
 						t.Fatalf("budget %d: through a file, %s", budget, firstDifference(got.String(), want))
 					}
-					for _, s := range md.stacks {
-						seen[[]string{"omitted", "summary", "resources", "full"}[s.level]] = true
+					for _, level := range md.layout.levels {
+						seen[[]string{"omitted", "summary", "resources", "full"}[level]] = true
 					}
 					truncated := strings.Contains(want, "… (truncated to fit")
 					seen["truncated"] = seen["truncated"] || truncated
-					if !truncated && md.attentionN > attentionLimit &&
-						!strings.Contains(want, fmt.Sprintf("- … and %d more\n", md.attentionN-attentionLimit)) {
+					if !truncated && md.layout.attentionN > attentionLimit &&
+						!strings.Contains(want, fmt.Sprintf("- … and %d more\n", md.layout.attentionN-attentionLimit)) {
 						seen["attention shortened"] = true
 					}
 				}
@@ -171,7 +171,12 @@ func TestDiffMarkdownStreamKeepsNoStack(t *testing.T) {
 	for _, budget := range []int{GitHubCommentLimit, 20000, 4000, 500} {
 		opts := DiffOptions{Budget: budget}
 		want := wholeDiffMarkdown(manyStacksReport(t), opts)
-		md := NewDiffMarkdownStream(&memorySpool{}, opts)
+		spool, err := os.CreateTemp(t.TempDir(), "spool")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer spool.Close()
+		md := NewDiffMarkdownStream(spool, opts)
 		for _, s := range manyStacksReport(t).Stacks {
 			if err := md.Stack(s); err != nil {
 				t.Fatal(err)
