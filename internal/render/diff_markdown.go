@@ -19,8 +19,6 @@ const (
 	levelSummary          // one line
 	levelResources        // resource table and security tables
 	levelFull             // plus property changes and section changes
-
-	levelQuiet = -1 // unchanged: counted with the other unchanged stacks in one line
 )
 
 const (

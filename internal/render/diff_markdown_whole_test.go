@@ -7,9 +7,11 @@ import (
 	"github.com/cdkbot/cdkbot/internal/cfndiff"
 )
 
-// wholeDiffMarkdown is DiffMarkdown as it was before it was written stack by stack: the whole
-// report held, each stack re-rendered as it degrades. The stream must give its bytes at every
-// budget.
+const levelQuiet = -1 // unchanged: counted with the other unchanged stacks in one line
+
+// wholeDiffMarkdown is DiffMarkdown as it was before it was weighed on sizes: the whole report
+// held, each stack re-rendered as it degrades. DiffMarkdown and the stream must give its bytes at
+// every budget.
 func wholeDiffMarkdown(r DiffReport, opts DiffOptions) string {
 	budget := opts.Budget
 	if budget <= 0 {
