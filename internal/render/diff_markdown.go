@@ -228,12 +228,14 @@ func (l *markdownLayout) write(w io.Writer, texts stackTexts) error {
 	if err := l.assemble(prefix, texts, head, rest, foot); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, truncateLines(prefix.kept.String(), limit)+"\n\n… (truncated to fit GitHub's comment size limit)\n")
+	cut := truncateLines(prefix.kept.String(), limit)
+	_, err := io.WriteString(w, cut+"\n\n… (truncated to fit GitHub's comment size limit)\n")
 	return err
 }
 
 func (l *markdownLayout) head(attentionMax int) string {
-	return "### cdkbot diff: " + mdText(headline(l.counts)) + "\n\n" + attentionList(l.attention, l.attentionN, attentionMax)
+	return "### cdkbot diff: " + mdText(headline(l.counts)) + "\n\n" +
+		attentionList(l.attention, l.attentionN, attentionMax)
 }
 
 // footer says how many stacks were left out, and where the full diff is when detail was.
