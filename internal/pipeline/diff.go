@@ -66,17 +66,17 @@ type DiffView struct {
 }
 
 // DiffTo diffs as Diff does and writes the view to w; it says whether a stack changes (what
-// --fail acts on). Two assemblies in the text or JSON view are diffed and written stack by stack,
-// each stack let go once written, so memory follows the largest stack, not the assembly: the view
-// goes to a spool file first (the text view's headline counts every stack, and an error in a
-// later stack leaves w untouched, as Diff does), then to w. Template files, the Markdown view
-// (its size budget weighs every stack) and a machine without a temporary directory diff whole.
+// --fail acts on). Two assemblies are diffed and written stack by stack, each stack let go once
+// written, so memory follows the largest stack, not the assembly: the view goes to a spool file
+// first (the text view's headline counts every stack, the Markdown view's size budget weighs
+// them, and an error in a later stack leaves w untouched, as Diff does), then to w. Template
+// files and a machine without a temporary directory diff whole.
 func DiffTo(w io.Writer, oldPath, newPath string, stacks []string, view DiffView) (bool, error) {
 	dirs, err := diffInputs(oldPath, newPath, stacks)
 	if err != nil {
 		return false, err
 	}
-	if dirs == bothDirs && view.Format != "markdown" {
+	if dirs == bothDirs {
 		if spool, err := os.CreateTemp("", "cdkbot-diff-*"); err == nil {
 			defer os.Remove(spool.Name())
 			defer spool.Close()
@@ -98,7 +98,8 @@ func DiffTo(w io.Writer, oldPath, newPath string, stacks []string, view DiffView
 	return report.HasChanges(), err
 }
 
-// diffStacksTo writes the diff of two assemblies to spool stack by stack, then to w.
+// diffStacksTo writes the diff of two assemblies to spool stack by stack, then to w. The Markdown
+// view keeps each stack's text at every detail level in the spool and copies to w the ones that fit.
 func diffStacksTo(w io.Writer, spool *os.File, oldPath, newPath string, stacks []string, view DiffView) (bool, error) {
 	oldA, newA, err := loadBoth(oldPath, newPath)
 	if err != nil {
@@ -110,13 +111,17 @@ func diffStacksTo(w io.Writer, spool *os.File, oldPath, newPath string, stacks [
 	buf := bufio.NewWriterSize(spool, 1<<16)
 	var counts render.Counts
 	js := render.NewDiffJSONStream(buf)
+	md := render.NewDiffMarkdownStream(spool, view.Options) // whole stacks at a time: unbuffered
 	var writeErr error
 	err = cfndiff.DiffAssembliesEach(oldA, newA, StackFilter(stacks), cfndiff.Options{},
 		func(sd *cfndiff.StackDiff) error {
 			counts.Add(sd)
-			if view.Format == "json" {
+			switch view.Format {
+			case "json":
 				writeErr = js.Stack(sd)
-			} else {
+			case "markdown":
+				writeErr = md.Stack(sd)
+			default:
 				writeErr = render.DiffTextStack(buf, sd, view.Options)
 			}
 			return writeErr
@@ -127,8 +132,11 @@ func diffStacksTo(w io.Writer, spool *os.File, oldPath, newPath string, stacks [
 	case err != nil:
 		return false, failure.InputErr(err)
 	}
-	if view.Format == "json" {
+	switch view.Format {
+	case "json":
 		err = js.Close()
+	case "markdown":
+		return counts.StacksChanged > 0, md.Close(w)
 	}
 	if err = cmp.Or(err, buf.Flush()); err != nil {
 		return false, fmt.Errorf("write the diff to %s: %w", spool.Name(), err)

@@ -19,8 +19,6 @@ const (
 	levelSummary          // one line
 	levelResources        // resource table and security tables
 	levelFull             // plus property changes and section changes
-
-	levelQuiet = -1 // unchanged: counted with the other unchanged stacks in one line
 )
 
 const (
@@ -28,82 +26,176 @@ const (
 	attentionLimit = 50  // items in the "needs attention" list
 )
 
-// DiffMarkdown writes the report as GitHub Markdown within opts.Budget bytes.
+// DiffMarkdown writes the report as GitHub Markdown within opts.Budget bytes. The report is held
+// anyway: each stack's texts are rendered to be weighed, and again once chosen, not kept.
 func DiffMarkdown(w io.Writer, r DiffReport, opts DiffOptions) error {
-	_, err := io.WriteString(w, diffMarkdown(r, opts))
+	held := &heldStacks{opts: opts}
+	layout := markdownLayout{opts: opts}
+	for _, s := range r.Stacks {
+		if layout.add(s) {
+			held.stacks = append(held.stacks, s)
+			held.sizes = append(held.sizes, [levelFull + 1]int{-1, -1, -1, -1})
+		}
+	}
+	return layout.write(w, held)
+}
+
+// heldStacks are the changed stacks of a report held whole, each text rendered when it is
+// weighed or written: only the sizes are kept.
+type heldStacks struct {
+	stacks []*cfndiff.StackDiff
+	opts   DiffOptions
+	sizes  [][levelFull + 1]int // by stack and level; -1 until rendered
+}
+
+func (h *heldStacks) size(i, level int) int {
+	if h.sizes[i][level] < 0 {
+		h.sizes[i][level] = len(stackMarkdown(h.stacks[i], level, h.opts))
+	}
+	return h.sizes[i][level]
+}
+
+func (h *heldStacks) writeText(w io.Writer, i, level int) error {
+	_, err := io.WriteString(w, stackMarkdown(h.stacks[i], level, h.opts))
 	return err
 }
 
-func diffMarkdown(r DiffReport, opts DiffOptions) string {
-	budget := opts.Budget
+// Spool holds a view's text written stack by stack until it is read back: a temporary file.
+type Spool interface {
+	io.Writer
+	io.ReaderAt
+}
+
+// DiffMarkdownStream writes DiffMarkdown's view stack by stack: each changed stack's text at every
+// detail level goes to the spool when the stack is given, and only where it is stays, with the
+// counts, the attention items the list can show and the unchanged stacks the line names. Close
+// weighs the budget on those sizes, as DiffMarkdown does, and copies the chosen texts from the
+// spool: the same bytes as DiffMarkdown for the same stacks in the same order, without holding
+// the report.
+type DiffMarkdownStream struct {
+	layout    markdownLayout
+	spool     Spool
+	spoolSize int64
+	texts     [][levelFull + 1]spoolSpan // by changed stack and level; [levelOmitted] is empty
+	err       error
+}
+
+type spoolSpan struct{ off, size int64 }
+
+// NewDiffMarkdownStream starts a Markdown diff view; spool must be empty.
+func NewDiffMarkdownStream(spool Spool, opts DiffOptions) *DiffMarkdownStream {
+	return &DiffMarkdownStream{layout: markdownLayout{opts: opts}, spool: spool}
+}
+
+// Stack adds the next top-level stack: its texts go to the spool.
+func (m *DiffMarkdownStream) Stack(s *cfndiff.StackDiff) error {
+	if m.err != nil || !m.layout.add(s) {
+		return m.err
+	}
+	var spans [levelFull + 1]spoolSpan
+	for level := levelSummary; level <= levelFull; level++ {
+		text := stackMarkdown(s, level, m.layout.opts)
+		spans[level] = spoolSpan{m.spoolSize, int64(len(text))}
+		if _, m.err = io.WriteString(m.spool, text); m.err != nil {
+			return m.err
+		}
+		m.spoolSize += int64(len(text))
+	}
+	m.texts = append(m.texts, spans)
+	return nil
+}
+
+// Close writes the view to w within the budget.
+func (m *DiffMarkdownStream) Close(w io.Writer) error {
+	if m.err != nil {
+		return m.err
+	}
+	return m.layout.write(w, m)
+}
+
+func (m *DiffMarkdownStream) size(i, level int) int { return int(m.texts[i][level].size) }
+
+func (m *DiffMarkdownStream) writeText(w io.Writer, i, level int) error {
+	span := m.texts[i][level]
+	_, err := io.Copy(w, io.NewSectionReader(m.spool, span.off, span.size))
+	return err
+}
+
+// stackTexts are the texts of the changed stacks of a Markdown view, by stack and detail level:
+// their sizes to weigh against the budget, and the texts chosen.
+type stackTexts interface {
+	size(i, level int) int
+	writeText(w io.Writer, i, level int) error
+}
+
+// markdownLayout is what the Markdown view weighs against its budget besides the stacks' texts,
+// gathered stack by stack: the counts, the attention items the list can show, the unchanged
+// stacks the line names, and the level each changed stack is shown at.
+type markdownLayout struct {
+	opts       DiffOptions
+	counts     Counts
+	levels     []int    // by changed stack, in order
+	attention  []string // the first attentionLimit items of the "needs attention" list
+	attentionN int      // items of the list, shown or not
+	unchanged  []string // the first unchangedStackNames unchanged stacks' names
+	unchangedN int      // unchanged stacks, named or not
+}
+
+// add tallies the next top-level stack, and says whether it changes: only then does it have texts.
+func (l *markdownLayout) add(s *cfndiff.StackDiff) bool {
+	l.counts.Add(s)
+	for _, item := range attentionItems(s) {
+		if len(l.attention) < attentionLimit {
+			l.attention = append(l.attention, item)
+		}
+		l.attentionN++
+	}
+	if !s.Changed() { // counted with the other unchanged stacks, in one line
+		if len(l.unchanged) < unchangedStackNames {
+			l.unchanged = append(l.unchanged, "<b>"+mdHTML(truncate(stackTitle(s), 120))+"</b>")
+		}
+		l.unchangedN++
+		return false
+	}
+	l.levels = append(l.levels, levelFull)
+	return true
+}
+
+// write writes the view to w within the budget: the biggest, most detailed stack is degraded one
+// level at a time (full, resources, one line, left out) until the view fits, then the attention
+// list is shortened, and what still does not fit is cut.
+func (l *markdownLayout) write(w io.Writer, texts stackTexts) error {
+	budget := l.opts.Budget
 	if budget <= 0 {
 		budget = GitHubCommentLimit
 	}
-	c := r.Count()
+	size := func(i int) int { return texts.size(i, l.levels[i]) }
 	attentionMax := attentionLimit
-	head := "### cdkbot diff: " + mdText(headline(c)) + "\n\n" + attention(r, attentionMax)
-	levels := make([]int, len(r.Stacks))
-	parts := make([]string, len(r.Stacks))
-	var unchanged []*cfndiff.StackDiff
-	for i, s := range r.Stacks {
-		levels[i] = levelFull
-		parts[i] = stackMarkdown(s, levelFull, opts)
-		if !s.Changed() {
-			levels[i] = levelQuiet
-			unchanged = append(unchanged, s)
-		}
-	}
-	rest := unchangedLine(unchanged)
+	head := l.head(attentionMax)
+	rest := unchangedLine(l.unchanged, l.unchangedN)
 	degraded := false
-	assemble := func() string {
-		var b strings.Builder
-		b.WriteString(head)
-		omitted := 0
-		for i, p := range parts {
-			switch levels[i] {
-			case levelQuiet:
-				continue
-			case levelOmitted:
-				omitted++
-				continue
-			}
-			b.WriteString(p)
-		}
-		b.WriteString(rest)
-		if omitted > 0 {
-			fmt.Fprintf(&b, "\n… and %s not shown.\n", plural(omitted, "more stack", "more stacks"))
-		}
-		if degraded {
-			hint := opts.FullDiffHint
-			if hint == "" {
-				hint = "Run `cdkbot diff` locally for the full diff."
-			}
-			b.WriteString("\n> [!NOTE]\n> Some detail was left out to fit GitHub's comment size limit. " + hint + "\n")
-		}
-		return b.String()
-	}
-	// Sizes are tracked rather than re-assembled on every step: a 100-stack diff degrades
+	// Sizes are weighed rather than the view assembled on every step: a 100-stack diff degrades
 	// hundreds of times, and each assembly would copy megabytes.
 	const footerReserve = 600 // the "… more stacks" line and the note, with the hint
 	total := len(head) + len(rest)
-	for _, p := range parts {
-		total += len(p)
+	for i := range l.levels {
+		total += size(i)
 	}
 	for total+footerReserve > budget {
 		best := -1
-		for i := range parts {
-			if levels[i] <= levelOmitted {
+		for i, level := range l.levels {
+			if level <= levelOmitted {
 				continue
 			}
-			if best < 0 || levels[i] > levels[best] || (levels[i] == levels[best] && len(parts[i]) > len(parts[best])) {
+			if best < 0 || level > l.levels[best] || (level == l.levels[best] && size(i) > size(best)) {
 				best = i
 			}
 		}
 		degraded = true
-		if best < 0 || levels[best] == levelSummary {
+		if best < 0 || l.levels[best] == levelSummary {
 			last := -1
-			for i := range parts {
-				if levels[i] > levelOmitted {
+			for i, level := range l.levels {
+				if level > levelOmitted {
 					last = i
 				}
 			}
@@ -113,51 +205,121 @@ func diffMarkdown(r DiffReport, opts DiffOptions) string {
 				}
 				attentionMax /= 2 // the list of dangerous changes itself is too long: shorten it
 				total -= len(head)
-				head = "### cdkbot diff: " + mdText(headline(c)) + "\n\n" + attention(r, attentionMax)
+				head = l.head(attentionMax)
 				total += len(head)
 				continue
 			}
-			levels[last] = levelOmitted
-			total -= len(parts[last])
+			total -= size(last)
+			l.levels[last] = levelOmitted
 			continue
 		}
-		levels[best]--
-		total -= len(parts[best])
-		parts[best] = stackMarkdown(r.Stacks[best], levels[best], opts)
-		total += len(parts[best])
+		total -= size(best)
+		l.levels[best]--
+		total += size(best)
 	}
-	out := assemble()
-	if len(out) > budget { // the attention list alone is too long: keep its head
-		out = truncateLines(out, budget-200) + "\n\n… (truncated to fit GitHub's comment size limit)\n"
+	foot := l.footer(degraded)
+	if total+len(foot) <= budget {
+		return l.assemble(w, texts, head, rest, foot)
 	}
-	return out
+	// The attention list alone is too long: keep its head. A byte more than truncateLines keeps
+	// is enough for it to cut where it would cut the whole view.
+	limit := budget - 200
+	prefix := &prefixWriter{limit: max(limit+1, 0)}
+	if err := l.assemble(prefix, texts, head, rest, foot); err != nil {
+		return err
+	}
+	cut := truncateLines(prefix.kept.String(), limit)
+	_, err := io.WriteString(w, cut+"\n\n… (truncated to fit GitHub's comment size limit)\n")
+	return err
 }
 
-// attention lists what a reviewer must not miss: replacements, destroys, orphans and
-// broadened permissions, across all stacks.
-func attention(r DiffReport, limit int) string {
-	var items []string
-	for _, top := range r.Stacks {
-		for _, s := range top.All() {
-			for _, res := range s.Diff.Resources {
-				switch res.Impact {
-				case cfndiff.Replace, cfndiff.MayReplace, cfndiff.Destroy, cfndiff.Orphan:
-					items = append(items, fmt.Sprintf("- **%s** %s (%s) in **%s**: %s", res.Impact,
-						mdCode(res.LogicalID, 80), mdCode(res.Type(), 80), mdText(stackTitle(s)), mdText(res.Consequence())))
-				}
-			}
-			if sec := s.Diff.Security; sec.Broadened() {
-				items = append(items, fmt.Sprintf("- 🔓 **permissions broadened** in **%s**: %s",
-					mdText(stackTitle(s)), securityCounts(sec)))
-			}
+func (l *markdownLayout) head(attentionMax int) string {
+	return "### cdkbot diff: " + mdText(headline(l.counts)) + "\n\n" +
+		attentionList(l.attention, l.attentionN, attentionMax)
+}
+
+// footer says how many stacks were left out, and where the full diff is when detail was.
+func (l *markdownLayout) footer(degraded bool) string {
+	var b strings.Builder
+	omitted := 0
+	for _, level := range l.levels {
+		if level == levelOmitted {
+			omitted++
 		}
 	}
-	if len(items) == 0 {
+	if omitted > 0 {
+		fmt.Fprintf(&b, "\n… and %s not shown.\n", plural(omitted, "more stack", "more stacks"))
+	}
+	if degraded {
+		hint := l.opts.FullDiffHint
+		if hint == "" {
+			hint = "Run `cdkbot diff` locally for the full diff."
+		}
+		b.WriteString("\n> [!NOTE]\n> Some detail was left out to fit GitHub's comment size limit. " + hint + "\n")
+	}
+	return b.String()
+}
+
+// assemble writes the view: the head, each stack shown at its level, the unchanged stacks' line
+// and the footer.
+func (l *markdownLayout) assemble(w io.Writer, texts stackTexts, head, rest, foot string) error {
+	if _, err := io.WriteString(w, head); err != nil {
+		return err
+	}
+	for i, level := range l.levels {
+		if level == levelOmitted {
+			continue
+		}
+		if err := texts.writeText(w, i, level); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, rest+foot)
+	return err
+}
+
+// prefixWriter keeps the first limit bytes written to it and drops the rest.
+type prefixWriter struct {
+	kept  strings.Builder
+	limit int
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	if room := p.limit - p.kept.Len(); room > 0 {
+		p.kept.Write(b[:min(room, len(b))])
+	}
+	return len(b), nil
+}
+
+// attentionItems are what a reviewer must not miss in a top-level stack (its nested stacks
+// included): replacements, destroys, orphans and broadened permissions.
+func attentionItems(top *cfndiff.StackDiff) []string {
+	var items []string
+	for _, s := range top.All() {
+		for _, res := range s.Diff.Resources {
+			switch res.Impact {
+			case cfndiff.Replace, cfndiff.MayReplace, cfndiff.Destroy, cfndiff.Orphan:
+				items = append(items, fmt.Sprintf("- **%s** %s (%s) in **%s**: %s", res.Impact,
+					mdCode(res.LogicalID, 80), mdCode(res.Type(), 80), mdText(stackTitle(s)), mdText(res.Consequence())))
+			}
+		}
+		if sec := s.Diff.Security; sec.Broadened() {
+			items = append(items, fmt.Sprintf("- 🔓 **permissions broadened** in **%s**: %s",
+				mdText(stackTitle(s)), securityCounts(sec)))
+		}
+	}
+	return items
+}
+
+// attentionList is the "needs attention" list across all stacks: its first limit items of the
+// given ones, then how many more there are of total.
+func attentionList(items []string, total, limit int) string {
+	if total == 0 {
 		return ""
 	}
 	more := ""
-	if len(items) > limit {
-		more = fmt.Sprintf("- … and %d more\n", len(items)-limit)
+	if total > limit {
+		more = fmt.Sprintf("- … and %d more\n", total-limit)
 		items = items[:limit]
 	}
 	return "**Needs attention**\n\n" + strings.Join(items, "\n") + "\n" + more + "\n"
@@ -449,19 +611,15 @@ func namesList(rs []*cfndiff.ResourceChange, limit int) string {
 // unchangedStackNames is how many unchanged stacks a diff names before counting the rest.
 const unchangedStackNames = 5
 
-// unchangedLine counts the stacks that do not change in one line, naming the first few.
-func unchangedLine(stacks []*cfndiff.StackDiff) string {
-	if len(stacks) == 0 {
+// unchangedLine counts the stacks that do not change in one line, naming the first few: names
+// are the first unchangedStackNames of total.
+func unchangedLine(names []string, total int) string {
+	if total == 0 {
 		return ""
 	}
-	var names []string
-	for i, s := range stacks {
-		if i == unchangedStackNames {
-			names = append(names, fmt.Sprintf("and %d more", len(stacks)-unchangedStackNames))
-			break
-		}
-		names = append(names, "<b>"+mdHTML(truncate(stackTitle(s), 120))+"</b>")
+	if total > unchangedStackNames {
+		names = append(names[:unchangedStackNames:unchangedStackNames], fmt.Sprintf("and %d more", total-unchangedStackNames))
 	}
-	return fmt.Sprintf("\n%s: %s.\n", plural(len(stacks), "stack unchanged", "stacks unchanged"),
+	return fmt.Sprintf("\n%s: %s.\n", plural(total, "stack unchanged", "stacks unchanged"),
 		strings.Join(names, ", "))
 }
