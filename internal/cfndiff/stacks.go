@@ -92,11 +92,15 @@ func (s *StackDiff) release() {
 	}
 }
 
-// policiesOf is a resource body's DeletionPolicy and UpdateReplacePolicy alone.
+// policiesOf is a resource body's DeletionPolicy and UpdateReplacePolicy alone: nil (which reads
+// as empty) when it has neither, as most resources.
 func policiesOf(body *cfn.Object) *cfn.Object {
-	out := cfn.NewObject()
+	var out *cfn.Object
 	for _, k := range []string{"DeletionPolicy", "UpdateReplacePolicy"} {
 		if v, ok := body.Get(k); ok {
+			if out == nil {
+				out = cfn.NewObject()
+			}
 			out.Set(k, v)
 		}
 	}
