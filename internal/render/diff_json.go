@@ -156,7 +156,11 @@ func (js *DiffJSONStream) Stack(s *cfndiff.StackDiff) error {
 }
 
 // Close writes the summary and ends the document.
-func (js *DiffJSONStream) Close() error {
+func (js *DiffJSONStream) Close() error { return js.closeWith("\n") }
+
+// closeWith writes the summary, ends the document and writes tail (Close's newline, or what
+// closes a document the diff is the last member of).
+func (js *DiffJSONStream) closeWith(tail string) error {
 	if js.n == 0 {
 		js.write(`{"stacks":[`, nil)
 	}
@@ -164,7 +168,7 @@ func (js *DiffJSONStream) Close() error {
 	js.write(`],"summary":`, summaryJSON{Create: c.Create, Update: c.Update, Replace: c.Replace,
 		MayReplace: c.MayReplace, Destroy: c.Destroy, Orphan: c.Orphan, Import: c.Import,
 		StacksChanged: c.StacksChanged, Broadening: c.Broadened})
-	js.write("}\n", nil)
+	js.write("}"+tail, nil)
 	return js.err
 }
 

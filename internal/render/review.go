@@ -637,17 +637,32 @@ func ReviewText(w io.Writer, r *review.Report, opts DiffOptions) error {
 }
 
 // ReviewJSON writes the review: the diff in the diff view's shape plus gates, compatibility and policy.
+// The diff, its last member and the bulk of it, is written stack by stack in its place, never held.
 func ReviewJSON(w io.Writer, r *review.Report) error {
-	var diff bytes.Buffer
-	if err := DiffJSON(&diff, DiffReport{Stacks: r.Stacks}); err != nil {
-		return err
-	}
-	out := struct {
+	const placeholder = `"diff":0}` + "\n"
+	var env bytes.Buffer
+	err := encodeJSON(&env, struct {
 		*review.Report
 		Failed bool            `json:"failed"`
 		Diff   json.RawMessage `json:"diff"`
-	}{r, r.Failed(), json.RawMessage(bytes.TrimSpace(diff.Bytes()))}
-	return encodeJSON(w, out, "", false)
+	}{r, r.Failed(), json.RawMessage("0")}, "", false)
+	if err != nil {
+		return err
+	}
+	head, ok := bytes.CutSuffix(env.Bytes(), []byte(placeholder))
+	if !ok {
+		return fmt.Errorf("review JSON: the diff is not the last member")
+	}
+	if _, err := w.Write(append(head, `"diff":`...)); err != nil {
+		return err
+	}
+	js := NewDiffJSONStream(w)
+	for _, s := range r.Stacks {
+		if err := js.Stack(s); err != nil {
+			return err
+		}
+	}
+	return js.closeWith("}\n")
 }
 
 // MarkerKey reads the key of a comment's marker; ok is false for comments without one.
