@@ -320,3 +320,19 @@ func TestRepeatedKeysRefusedPastReuse(t *testing.T) {
 		}
 	}
 }
+
+// JSON writes a number as JavaScript prints it, and a YAML number JSON has no form for (.inf,
+// .nan, a tagged !!float) as the string it is written as: what JSON writes is always JSON.
+func TestJSONWritesEveryNumberAsJSON(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[Number]string{
+		"1.50": "1.5", "1.": "1", "0x1p-2": "0.25", "1e2": "100", "1E+2": "100", "1e999": "1e999", "-1e-7": "-1e-7", "0.1": "0.1",
+		"12345678901234567890123": "1.2345678901234568e+22",
+		".inf":                    `".inf"`, "-.Inf": `"-.Inf"`, ".nan": `".nan"`, "abc": `"abc"`, "": `""`, "1e": `"1e"`, "-": `"-"`,
+	} {
+		got := JSON(in)
+		if got != want || !json.Valid([]byte(got)) {
+			t.Errorf("JSON(Number(%q)) = %s, want %s", string(in), got, want)
+		}
+	}
+}
