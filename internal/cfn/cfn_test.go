@@ -284,3 +284,55 @@ func TestKeysReadAsWrittenWhenReused(t *testing.T) {
 		t.Fatal("the parse differs from encoding/json's")
 	}
 }
+
+// A key written twice is refused whichever way each is read (key's reused keys, a key past
+// maxInterned, an escaped or non-ASCII key), at the second one's offset, in the right object.
+func TestRepeatedKeysRefusedPastReuse(t *testing.T) {
+	t.Parallel()
+	var many strings.Builder
+	for i := range maxInterned + 100 {
+		fmt.Fprintf(&many, `"k%d": %d, `, i, i)
+	}
+	cases := []struct{ doc, key, pointer, second string }{
+		{`{"a": 1, "\u0061": 2}`, "a", "/", `"\u0061"`},
+		{`{"\u0061": 1, "a": 2}`, "a", "/", `"a": 2`},
+		{`{"x": {"é": 1, "\u00e9": 2}}`, "é", "/x", `"\u00e9"`},
+		{`{"x": {"a\"b": 1, "a\"b": 2}}`, `a"b`, "/x", `"a\"b": 2`},
+		{`{"o": {` + many.String() + `"k0": 0}}`, "k0", "/o", `"k0": 0}`},
+		{`{"o": {` + many.String() + fmt.Sprintf(`"k%d": 0}}`, maxInterned+50), fmt.Sprintf("k%d", maxInterned+50), "/o",
+			fmt.Sprintf(`"k%d": 0}`, maxInterned+50)},
+		{`{"p": {` + many.String() + `"z": 1}, "q": {"k1": 1, "k1": 2}}`, "k1", "/q", `"k1": 2`},
+	}
+	for _, c := range cases {
+		for name, parse := range map[string]func([]byte) (any, error){"ParseJSON": ParseJSON, "DecodeJSON": DecodeJSON} {
+			_, err := parse([]byte(c.doc))
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Errorf("%s %.40q: %v, want the key %q refused", name, c.doc, err, c.key)
+				continue
+			}
+			at := strings.LastIndex(c.doc, c.second)
+			line, col := LineCol([]byte(c.doc), int64(at))
+			if se.RepeatedKey != c.key || se.Pointer != c.pointer || se.Offset != at || se.Line != line || se.Column != col {
+				t.Errorf("%s %.40q: key %q at %s offset %d (%d:%d), want %q at %s offset %d (%d:%d)", name, c.doc,
+					se.RepeatedKey, se.Pointer, se.Offset, se.Line, se.Column, c.key, c.pointer, at, line, col)
+			}
+		}
+	}
+}
+
+// JSON writes a number as JavaScript prints it, and a YAML number JSON has no form for (.inf,
+// .nan, a tagged !!float) as the string it is written as: what JSON writes is always JSON.
+func TestJSONWritesEveryNumberAsJSON(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[Number]string{
+		"1.50": "1.5", "1.": "1", "0x1p-2": "0.25", "1e2": "100", "1E+2": "100", "1e999": "1e999", "-1e-7": "-1e-7", "0.1": "0.1",
+		"12345678901234567890123": "1.2345678901234568e+22",
+		".inf":                    `".inf"`, "-.Inf": `"-.Inf"`, ".nan": `".nan"`, "abc": `"abc"`, "": `""`, "1e": `"1e"`, "-": `"-"`,
+	} {
+		got := JSON(in)
+		if got != want || !json.Valid([]byte(got)) {
+			t.Errorf("JSON(Number(%q)) = %s, want %s", string(in), got, want)
+		}
+	}
+}

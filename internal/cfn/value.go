@@ -217,7 +217,11 @@ func writeJSON(b *strings.Builder, v any) {
 	case string:
 		writeString(b, x)
 	case Number:
-		b.WriteString(x.Canonical())
+		if s := x.Canonical(); jsonNumber(s) {
+			b.WriteString(s)
+		} else {
+			writeString(b, s) // YAML's .inf, .nan or a tagged !!float that JSON has no number for
+		}
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -242,6 +246,43 @@ func writeJSON(b *strings.Builder, v any) {
 		raw, _ := json.Marshal(x)
 		b.Write(raw)
 	}
+}
+
+// jsonNumber says whether s is a number as JSON writes one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func jsonNumber(s string) bool {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i, n = i+1, n+1
+		}
+		return n
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // encoding/json escapes <, > and & for HTML; JSON.stringify does not.
