@@ -585,6 +585,7 @@ func targetsCell(t cfndiff.Targets) string {
 }
 
 func truncateLines(s string, limit int) string {
+	limit = max(limit, 0) // a budget smaller than the note that says what was cut keeps nothing
 	if len(s) <= limit {
 		return s
 	}

@@ -203,3 +203,18 @@ func firstDifference(got, want string) string {
 	return fmt.Sprintf("%d bytes, want %d; from byte %d\n%s\nwant\n%s", len(got), len(want), from,
 		got[from:min(len(got), i+200)], want[from:min(len(want), i+200)])
 }
+
+// A budget below what the cut note itself takes still writes (the note alone), never panics.
+func TestDiffMarkdownTinyBudgets(t *testing.T) {
+	t.Parallel()
+	r := assemblyReport(t, "../cli/demo/before", "../cli/demo/after")
+	for _, budget := range []int{1, 50, 199, 200, 201} {
+		var b bytes.Buffer
+		if err := DiffMarkdown(&b, r, DiffOptions{Budget: budget}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "truncated to fit") {
+			t.Errorf("budget %d: no note that the view was cut:\n%s", budget, b.String())
+		}
+	}
+}
