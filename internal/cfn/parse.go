@@ -333,14 +333,14 @@ func (p *jsonParser) key() (string, error) {
 		}
 		return k, nil
 	}
-	return p.string()
+	return p.escapedString()
 }
 
 // maxInterned bounds the keys a parse keeps for reuse: a template of unique keys gains nothing.
 const maxInterned = 4096
 
 // plainString reads a string without escapes or non-ASCII bytes and returns its bytes; ok is
-// false (and nothing is read) for any other string, which string reads.
+// false (and nothing is read) for any other string, which escapedString reads.
 func (p *jsonParser) plainString() ([]byte, bool) {
 	for i := p.pos + 1; i < len(p.data); i++ {
 		switch c := p.data[i]; {
@@ -356,17 +356,21 @@ func (p *jsonParser) plainString() ([]byte, bool) {
 }
 
 func (p *jsonParser) string() (string, error) {
+	if raw, ok := p.plainString(); ok {
+		return string(raw), nil
+	}
+	return p.escapedString()
+}
+
+// escapedString reads a string plainString does not: escapes and UTF-8 (invalid sequences
+// replaced) are encoding/json's to decode; a control character or a missing end is an error.
+func (p *jsonParser) escapedString() (string, error) {
 	start := p.pos
 	p.pos++ // opening quote
-	simple := true
 	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		switch {
+		switch c := p.data[p.pos]; {
 		case c == '"':
 			p.pos++
-			if simple {
-				return string(p.data[start+1 : p.pos-1]), nil
-			}
 			var s string
 			if err := json.Unmarshal(p.data[start:p.pos], &s); err != nil {
 				p.pos = start
@@ -374,14 +378,10 @@ func (p *jsonParser) string() (string, error) {
 			}
 			return s, nil
 		case c == '\\':
-			simple = false
 			p.pos += 2
 		case c < 0x20:
 			return "", p.fail("control character in string")
 		default:
-			if c >= 0x80 {
-				simple = false // let encoding/json handle UTF-8 (and replace invalid sequences)
-			}
 			p.pos++
 		}
 	}
