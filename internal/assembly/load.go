@@ -73,7 +73,7 @@ func (l *loader) load(dir, stagePath string, depth int) (*Assembly, error) {
 	l.visited[path.Clean(dir)] = true
 	manifestPath := path.Join(dir, "manifest.json")
 	file := l.display(manifestPath)
-	data, err := readRegular(l.fsys, manifestPath)
+	data, err := readRegular(l.fsys, manifestPath, MaxFileSize)
 	if err != nil {
 		return nil, l.missingManifest(dir, file, err)
 	}
@@ -489,7 +489,7 @@ func (s *Stack) MetadataEntries() (map[string][]MetadataEntry, error) {
 			add(l.display(a.ManifestFile), pointer([]string{"artifacts", s.ID, "metadata"}), s.metaInline)
 		}
 		if s.metaFile != "" {
-			raw, err := readRegular(a.fsys, s.metaFile)
+			raw, err := readRegular(a.fsys, s.metaFile, MaxFileSize)
 			if err != nil {
 				c.add(&Error{File: l.display(s.metaFile), Issues: []Issue{{Message: "cannot read: " + err.Error()}}, Err: err})
 			} else {
@@ -597,7 +597,7 @@ func (l *loader) checkAssetTree(file, ptr, rel string) error {
 
 func (l *loader) assetManifest(a *Assembly, rel string) (*AssetManifest, error) {
 	file := l.display(rel)
-	data, err := readRegular(l.fsys, rel)
+	data, err := readRegular(l.fsys, rel, MaxFileSize)
 	if err != nil {
 		return nil, &Error{File: file, Issues: []Issue{{Message: "cannot read: " + err.Error()}}, Err: err}
 	}

@@ -178,8 +178,11 @@ func (a *Assembly) Mode() Mode {
 	return mode
 }
 
-// ReadFile reads a file of the assembly by its root-relative path.
-func (a *Assembly) ReadFile(name string) ([]byte, error) { return readRegular(a.fsys, name) }
+// ReadFile reads a file of the assembly by its root-relative path, of at most limit bytes
+// (MaxFileSize, or less for a file its reader bounds tighter).
+func (a *Assembly) ReadFile(name string, limit int64) ([]byte, error) {
+	return readRegular(a.fsys, name, limit)
+}
 
 // join resolves a path written in this assembly's manifest to a root-relative path.
 func (a *Assembly) join(p string) string { return path.Join(a.Dir, p) }
@@ -266,7 +269,7 @@ func (s *Stack) Matches(glob string) bool {
 
 // TemplateBytes reads the template file.
 func (s *Stack) TemplateBytes() ([]byte, error) {
-	b, err := readRegular(s.assembly.fsys, s.TemplatePath)
+	b, err := readRegular(s.assembly.fsys, s.TemplatePath, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read template of stack %s: %w", s.QualifiedID(), err)
 	}

@@ -42,7 +42,7 @@ func (a *Assembly) Tree() (*TreeNode, error) {
 		if a.TreeFile == "" {
 			return
 		}
-		data, err := a.ReadFile(a.TreeFile)
+		data, err := a.ReadFile(a.TreeFile, MaxFileSize)
 		if err != nil {
 			a.treeErr = &Error{File: a.TreeFile,
 				Issues: []Issue{{Message: "cannot read the construct tree: " + err.Error()}}, Err: err}

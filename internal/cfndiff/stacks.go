@@ -510,7 +510,7 @@ func nestedTemplate(sd side, id string) (*cfn.Object, error) {
 	if file == "" {
 		return nil, nil
 	}
-	raw, err := sd.a.ReadFile(file)
+	raw, err := sd.a.ReadFile(file, assembly.MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("nested stack %s of %s: read %s: %w", id, sd.s.QualifiedID(), file, err)
 	}

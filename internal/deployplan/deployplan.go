@@ -358,7 +358,7 @@ func template(a *assembly.Assembly, s *assembly.Stack, env assembly.Environment,
 			"and it was synthesized without a published template: give the toolkit (staging) bucket to upload it to",
 			s.QualifiedID(), s.TemplateSize, MaxInlineTemplate)
 	}
-	b, err := a.ReadFile(s.TemplatePath)
+	b, err := a.ReadFile(s.TemplatePath, assembly.MaxFileSize)
 	if err != nil {
 		return Template{}, fmt.Errorf("stack %s: %w", s.QualifiedID(), err)
 	}

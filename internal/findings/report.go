@@ -39,19 +39,15 @@ const maxIssues = 10
 
 func readValidation(a *assembly.Assembly, r *Report) error {
 	name, legacy := ReportFile, false
-	b, err := a.ReadFile(name)
+	b, err := a.ReadFile(name, MaxReportSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		name, legacy = LegacyReportFile, true
-		if b, err = a.ReadFile(name); errors.Is(err, fs.ErrNotExist) {
+		if b, err = a.ReadFile(name, MaxReportSize); errors.Is(err, fs.ErrNotExist) {
 			return nil // no plugin ran, or none found anything
 		}
 	}
 	if err != nil {
 		return &assembly.Error{File: name, Issues: []assembly.Issue{{Message: err.Error()}}, Hint: reportHint, Err: err}
-	}
-	if len(b) > MaxReportSize {
-		return &assembly.Error{File: name, Issues: []assembly.Issue{{Message: fmt.Sprintf(
-			"%d bytes, over cdkbot's limit of %d bytes for a validation report", len(b), MaxReportSize)}}, Hint: reportHint}
 	}
 	v, err := decode(b)
 	if err != nil {

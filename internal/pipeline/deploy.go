@@ -151,7 +151,8 @@ func Deploy(ctx context.Context, a *assembly.Assembly, o DeployOptions) (*deploy
 	if o.View != nil {
 		view = o.View(plan)
 	}
-	d := &deploy.Deployer{Sessions: sessions, ReadTemplate: a.ReadFile, Concurrency: o.Concurrency, Timeout: o.Timeout,
+	readTemplate := func(name string) ([]byte, error) { return a.ReadFile(name, assembly.MaxFileSize) }
+	d := &deploy.Deployer{Sessions: sessions, ReadTemplate: readTemplate, Concurrency: o.Concurrency, Timeout: o.Timeout,
 		Events: view.Event, Progress: view.Progress}
 	if o.RequireApproval == "broadening" {
 		d.Approve = refuseBroadening

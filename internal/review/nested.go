@@ -72,7 +72,7 @@ func checkNested(a *assembly.Assembly, s *assembly.Stack, file string, t *cfn.Ob
 				"template reviewed for it is %s", id, where, served, reviewed))
 			continue
 		}
-		raw, err := a.ReadFile(served)
+		raw, err := a.ReadFile(served, assembly.MaxFileSize)
 		if err != nil {
 			continue // the diff reports what it cannot read
 		}
