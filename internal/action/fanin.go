@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -127,6 +126,7 @@ func sectionName(s apps.Section) string {
 
 // postFanIn writes the one sticky comment (upsertSized), the legs' records it names first.
 func postFanIn(ctx context.Context, d Deps, number int, c apps.Combined, alwaysNew bool) error {
+	posted := map[string]bool{} // the identity parts already on the pull request, by body
 	return upsertSized(ctx, d, number, c.Key, alwaysNew, "combined review",
 		func(budget int) (string, error) {
 			var body bytes.Buffer
@@ -134,7 +134,7 @@ func postFanIn(ctx context.Context, d Deps, number int, c apps.Combined, alwaysN
 			return body.String(), err
 		},
 		func(budget int) error {
-			return postFanInIdentities(ctx, d, number, render.FanInIdentityComments(c, budget))
+			return postFanInIdentities(ctx, d, number, render.FanInIdentityComments(c, budget), posted)
 		})
 }
 
@@ -143,36 +143,15 @@ func postFanIn(ctx context.Context, d Deps, number int, c apps.Combined, alwaysN
 const maxFanInIdentityComments = 64
 
 // postFanInIdentities keeps the comments that hold the legs' deploy identities, pooled, when the
-// combined comment keeps only their digest: one per part, edited in place run after run. A part
-// GitHub refuses is a warning: the deploy of a leg, missing it, refuses.
-func postFanInIdentities(ctx context.Context, d Deps, number int, parts []string) error {
+// combined comment keeps only their digest (postIdentityParts).
+func postFanInIdentities(ctx context.Context, d Deps, number int, parts []string, posted map[string]bool) error {
 	if len(parts) > maxFanInIdentityComments {
 		// The reports are data: they cannot make cdkbot flood the pull request with comments.
 		d.Runner.Warning("cdkbot: the legs' deploy identities would take %d comments, over cdkbot's %d: none "+
 			"posted, and a merge deploy of a leg that needs them will refuse", len(parts), maxFanInIdentityComments)
 		return nil
 	}
-	for _, body := range parts {
-		p, _ := render.ParseIdentityPart(body)
-		_, err := d.GitHub.UpsertComment(ctx, number, body, func(b string) bool {
-			q, ok := render.ParseIdentityPart(b)
-			return ok && q.Key == p.Key && q.Part == p.Part
-		})
-		switch {
-		case errors.Is(err, githubapi.ErrBodyTooLarge):
-			d.Runner.Warning("cdkbot: GitHub refused part %d of the deploy identities of %s on #%d as too large (%v); "+
-				"a merge deploy of its legs will refuse", p.Part, render.Clean(p.Key), number, err)
-		case githubapi.CannotWrite(err):
-			return nil
-		case err != nil:
-			return fmt.Errorf("post the deploy identities of %s on #%d (part %d of %d): %w",
-				render.Clean(p.Key), number, p.Part, p.Parts, err)
-		}
-	}
-	if len(parts) > 0 {
-		d.Runner.Notice("cdkbot: the legs' deploy identities are in %d comment(s) of their own", len(parts))
-	}
-	return nil
+	return postIdentityParts(ctx, d, number, parts, posted, "the legs' deploy identities")
 }
 
 // maxFanInAnnotations bounds the check run's annotations (GitHub takes them 50 per request).

@@ -354,34 +354,42 @@ func upsertSized(ctx context.Context, d Deps, number int, key string, alwaysNew 
 }
 
 // postIdentities keeps the comments that hold the review's deploy identities when its comment
-// of budget bytes cannot: one per part, each edited in place run after run. A part GitHub
-// refuses is a warning: the review still posts, and the deploy, missing the part, refuses.
+// of budget bytes cannot (postIdentityParts).
 func postIdentities(ctx context.Context, d Deps, number int, rep *review.Report, budget int,
 	posted map[string]bool) error {
-	parts := render.IdentityComments(rep, budget)
-	for i, body := range parts {
+	return postIdentityParts(ctx, d, number, render.IdentityComments(rep, budget), posted,
+		fmt.Sprintf("the deploy identities of %d stacks", len(rep.Identity)))
+}
+
+// postIdentityParts keeps each part of a set of deploy identities in a comment of its own, found
+// by its key and part number and edited in place run after run; a part already posted this run
+// (posted, by body) is not sent again when the sticky comment is retried smaller. A part GitHub
+// refuses as too large is a warning and ends the set (the rest are no smaller): the comment still
+// posts, and the deploy, missing the part, refuses.
+func postIdentityParts(ctx context.Context, d Deps, number int, parts []string, posted map[string]bool,
+	what string) error {
+	for _, body := range parts {
 		if posted[body] {
 			continue
 		}
+		p, _ := render.ParseIdentityPart(body)
 		res, err := d.GitHub.UpsertComment(ctx, number, body, func(b string) bool {
-			p, ok := render.ParseIdentityPart(b)
-			return ok && p.Key == rep.Key && p.Part == i+1
+			q, ok := render.ParseIdentityPart(b)
+			return ok && q.Key == p.Key && q.Part == p.Part
 		})
 		switch {
 		case errors.Is(err, githubapi.ErrBodyTooLarge):
-			d.Runner.Warning("cdkbot: GitHub refused part %d of the deploy identities on #%d as too large (%v); "+
-				"a merge deploy will refuse this review", i+1, number, err)
+			d.Runner.Warning("cdkbot: GitHub refused part %d of %s on #%d as too large (%v); "+
+				"a merge deploy that needs them will refuse", p.Part, what, number, err)
 			return nil
 		case githubapi.CannotWrite(err):
-			return nil // the review comment says so
+			return nil // the comment, or the job summary, says so
 		case err != nil:
-			return fmt.Errorf("post the deploy identities of the review on #%d (part %d of %d): %w",
-				number, i+1, len(parts), err)
+			return fmt.Errorf("post %s on #%d (part %d of %d): %w", what, number, p.Part, len(parts), err)
 		}
 		posted[body] = true
-		if i == 0 {
-			d.Runner.Notice("cdkbot: the deploy identities of %d stacks are in %d comment(s) of their own (%s)",
-				len(rep.Identity), len(parts), res.URL)
+		if p.Part == 1 {
+			d.Runner.Notice("cdkbot: %s are in %d comment(s) of their own (%s)", what, len(parts), res.URL)
 		}
 	}
 	return nil
